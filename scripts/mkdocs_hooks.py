@@ -1,0 +1,60 @@
+"""MkDocs hooks: inline snippet values into prose, and rerun stale snippets while serving.
+
+In a chapter, ``{{ snippet_name.value_name }}`` becomes the text that
+``publish.value("value_name", ...)`` produced in snippets/snippet_name.py. A
+reference to a missing snippet or value is a warning, so ``mkdocs build
+--strict`` fails on it.
+"""
+
+import json
+import logging
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scripts.pipeline.build import build  # noqa: E402
+from scripts.pipeline.project import Project  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.values")
+REFERENCE = re.compile(r"\{\{\s*([a-z0-9_]+)\.([a-z0-9_]+)\s*\}\}")
+_serving = False
+
+
+def load_values(generated, snippet):
+    path = generated / snippet / "values.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def inline_values(markdown, generated, page_name):
+    """Replace every {{ snippet.value }} in ``markdown``; warn about each one that does not exist."""
+    cache = {}
+
+    def replace(match):
+        snippet, name = match.groups()
+        values = cache.setdefault(snippet, load_values(generated, snippet))
+        if name not in values:
+            log.warning(f"{page_name}: no value '{name}' published by snippets/{snippet}.py ({match.group(0)})")
+            return f"**[missing value {snippet}.{name}]**"
+        return values[name]["text"]
+
+    return REFERENCE.sub(replace, markdown)
+
+
+def on_startup(command, dirty):
+    global _serving
+    _serving = command == "serve"
+
+
+def on_pre_build(config):
+    """While serving, rerun stale snippets first; a failing snippet is reported and the site keeps serving."""
+    if _serving and build(Project()) != 0:
+        log.warning("some snippets failed; their pages show the previous outputs (see the messages above)")
+
+
+def on_page_markdown(markdown, page, config, files):
+    if not page.file.src_path.endswith(".md"):  # notebooks quote their own outputs
+        return markdown
+    return inline_values(markdown, Project().generated, page.file.src_path)

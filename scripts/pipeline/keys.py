@@ -1,0 +1,45 @@
+"""Cache keys: one hash over everything that can change a snippet's outputs.
+
+The key covers the snippet's text, every local module it imports (directly or
+not), the versions of Python, NumPy and matplotlib, and the source of the
+builder stages that shape the files (worker and tables), so a change to any
+of them reruns exactly the snippets it can affect.
+"""
+
+import hashlib
+import platform
+from importlib.metadata import version
+from pathlib import Path
+
+from .discover import dependencies
+
+BUILDER_FILES = [Path(__file__).with_name(name) for name in ("worker.py", "tables.py", "keys.py")]
+
+
+def digest(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def library_versions():
+    return {
+        "python": ".".join(platform.python_version_tuple()[:2]),
+        "numpy": version("numpy"),
+        "matplotlib": version("matplotlib"),
+    }
+
+
+def builder_version():
+    return digest(b"".join(path.read_bytes() for path in BUILDER_FILES))[:16]
+
+
+def snippet_inputs(project, name, graph):
+    """{relative path: sha256} of the snippet and every local module it imports."""
+    files = [project.snippets / f"{module}.py" for module in dependencies(name, graph)]
+    files.append(project.snippets / f"{name}.py")
+    return {project.relative(path): digest(path.read_bytes()) for path in sorted(files)}
+
+
+def snippet_key(inputs, versions, builder):
+    parts = [f"builder {builder}", *(f"{lib} {v}" for lib, v in sorted(versions.items()))]
+    parts += [f"{path} {sha}" for path, sha in sorted(inputs.items())]
+    return digest("\n".join(parts).encode())

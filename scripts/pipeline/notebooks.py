@@ -1,0 +1,126 @@
+"""One notebook per chapter, generated from the snippets the chapter includes.
+
+For docs/<chapter>.md the build writes docs/notebooks/<chapter>.ipynb (rendered
+and executed by mkdocs-jupyter, downloadable) and the same cells as a plain
+script, docs/notebooks/<chapter>.py (jupytext's percent format). The first
+cells load the local modules from their text, so a downloaded notebook runs
+anywhere with NumPy and matplotlib and the build writes no files while it runs.
+"""
+
+import ast
+import re
+
+import jupytext
+import nbformat
+
+from .discover import dependencies, import_graph
+from .store import write_text_atomic
+
+INCLUDE = re.compile(r'--8<--\s+"snippets/([a-z0-9_]+)\.py(?::[\w-]+)?"')
+SECTION_MARKER = re.compile(r"^\s*# --8<-- \[(start|end):[\w-]+\]\s*\n", re.MULTILINE)
+
+LOADER = '''import sys
+import types
+
+
+def load_module(name, source):
+    """Make `import name` work for a module given as text."""
+    module = types.ModuleType(name)
+    exec(compile(source, f"{name}.py", "exec"), module.__dict__)
+    sys.modules[name] = module'''
+
+
+def chapter_snippets(markdown):
+    """Snippet names a chapter includes, in order of first appearance."""
+    return list(dict.fromkeys(INCLUDE.findall(markdown)))
+
+
+def chapter_title(markdown, fallback):
+    match = re.search(r"^# (.+)$", markdown, re.MULTILINE)
+    return match.group(1).strip() if match else fallback
+
+
+def split_docstring(source):
+    """(docstring, code without the docstring and without include-section markers)."""
+    tree = ast.parse(source)
+    doc = ast.get_docstring(tree) or ""
+    first = tree.body[0] if tree.body else None
+    if doc and isinstance(first, ast.Expr):
+        lines = source.splitlines(keepends=True)
+        source = "".join(lines[first.end_lineno :])
+    return doc, SECTION_MARKER.sub("", source).strip() + "\n"
+
+
+def module_cell(name, source):
+    if "'''" in source or source.rstrip().endswith("\\"):
+        raise ValueError(f"snippets/{name}.py cannot be embedded in a notebook: it contains ''' or ends with \\")
+    return f"load_module(\"{name}\", r'''{source}''')"
+
+
+def build_notebook(project, stem, markdown, graph):
+    title = chapter_title(markdown, stem)
+    names = chapter_snippets(markdown)
+    modules = list(dict.fromkeys(m for name in names for m in dependencies(name, graph)))
+    cells = [
+        nbformat.v4.new_markdown_cell(
+            f"# {title}\n\nThe runnable companion of the chapter *{title}*: every snippet of the chapter, "
+            "in reading order. The first cells load the site's helper modules "
+            f"({', '.join(f'`{m}.py`' for m in modules) or 'none'}) from their text, "
+            "so this notebook runs anywhere with NumPy and matplotlib."
+        ),
+        nbformat.v4.new_code_cell(LOADER),
+    ]
+    cells += [nbformat.v4.new_code_cell(module_cell(m, (project.snippets / f"{m}.py").read_text())) for m in modules]
+    for name in names:
+        doc, code = split_docstring((project.snippets / f"{name}.py").read_text(encoding="utf-8"))
+        cells.append(nbformat.v4.new_markdown_cell(f"## `snippets/{name}.py`\n\n{doc}".strip()))
+        cells.append(nbformat.v4.new_code_cell(code.rstrip("\n")))
+    for number, cell in enumerate(cells):
+        cell["id"] = f"cell-{number}"  # fixed ids: byte-identical notebooks
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook.metadata = {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"},
+    }
+    return notebook
+
+
+def expected_notebooks(project):
+    """{path: text} of every notebook file the chapters call for."""
+    graph = import_graph(project)
+    files = {}
+    for chapter in sorted(project.docs.glob("*.md")):
+        markdown = chapter.read_text(encoding="utf-8")
+        if not chapter_snippets(markdown):
+            continue
+        notebook = build_notebook(project, chapter.stem, markdown, graph)
+        files[project.notebooks / f"{chapter.stem}.ipynb"] = nbformat.writes(notebook) + "\n"
+        files[project.notebooks / f"{chapter.stem}.py"] = jupytext.writes(notebook, fmt="py:percent")
+    return files
+
+
+def _existing(project):
+    if not project.notebooks.is_dir():
+        return set()
+    return {p for p in project.notebooks.iterdir() if p.suffix in (".ipynb", ".py")}
+
+
+def stale_notebooks(project):
+    """Notebook files that are missing, differ from what the chapters call for, or have no chapter."""
+    expected = expected_notebooks(project)
+    stale = [p for p, text in expected.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+    return sorted(stale + sorted(_existing(project) - set(expected)))
+
+
+def write_notebooks(project):
+    """Write the notebooks that changed, delete those without a chapter; return the paths touched."""
+    expected = expected_notebooks(project)
+    touched = []
+    for path, text in expected.items():
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            write_text_atomic(path, text)
+            touched.append(path)
+    for path in sorted(_existing(project) - set(expected)):
+        path.unlink()
+        touched.append(path)
+    return touched

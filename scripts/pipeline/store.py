@@ -1,0 +1,72 @@
+"""Committed outputs: one folder per snippet under docs/generated/, with a manifest.
+
+manifest.json is the provenance of every file in the folder: the snippet, its
+cache key, the hash of each input, the library versions, the builder version
+and the sha256 of each output file. ``check`` reads it; nothing else writes it.
+"""
+
+import json
+import os
+import shutil
+import tempfile
+
+from .keys import digest
+
+MANIFEST = "manifest.json"
+
+
+def read_manifest(folder):
+    try:
+        return json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+
+
+def output_digests(folder):
+    return {p.name: digest(p.read_bytes()) for p in sorted(folder.iterdir()) if p.name != MANIFEST}
+
+
+def problems(folder, key):
+    """Why the outputs in ``folder`` do not match ``key`` (an empty list when they do)."""
+    manifest = read_manifest(folder)
+    if manifest is None:
+        return ["no outputs yet"]
+    found = []
+    if manifest["key"] != key:
+        found.append("its sources or library versions changed since the outputs were made")
+    if folder.is_dir() and output_digests(folder) != manifest["files"]:
+        found.append("its output files were edited, added or removed by hand")
+    return found
+
+
+def stage_dir(project, name):
+    project.scratch.mkdir(parents=True, exist_ok=True)
+    return tempfile.mkdtemp(prefix=f"{name}-", dir=project.scratch)
+
+
+def publish(project, name, staged, manifest):
+    """Move a fully written staging folder into docs/generated/<name>, replacing the old one.
+
+    Each file is complete before the folder becomes visible; the old folder is
+    moved aside first and deleted only after the new one is in place.
+    """
+    manifest = {**manifest, "files": output_digests(staged)}
+    (staged / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    target = project.generated / name
+    project.generated.mkdir(parents=True, exist_ok=True)
+    old = None
+    if target.exists():
+        old = project.scratch / f"old-{name}-{os.getpid()}"
+        os.replace(target, old)
+    os.replace(staged, target)
+    if old is not None:
+        shutil.rmtree(old)
+
+
+def write_text_atomic(path, text):
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+        stream.write(text)
+    os.replace(temporary, path)

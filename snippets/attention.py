@@ -1,0 +1,210 @@
+"""Self-attention in NumPy, written to read like the math.
+
+Every snippet on the site imports this module instead of re-implementing it.
+All arrays are float64. Masks are boolean and follow the convention of the
+boolean ``attn_mask`` of PyTorch's ``scaled_dot_product_attention``:
+**True means "may attend"**, False means "masked out".
+
+Shapes use these letters: B batch, h heads, L (Lq, Lk) sequence lengths,
+d_model model width, d_k key/query width, d_v value width, d_head = d_model / h.
+"""
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    """Numerically stable softmax along ``axis``.
+
+    Subtracting the maximum keeps ``exp`` from overflowing, so logits up to
+    +-1e300 stay finite. ``-inf`` entries get weight 0, and a slice that is all
+    ``-inf`` (every key masked) gives zeros instead of NaN.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    peak = np.max(x, axis=axis, keepdims=True)
+    finite_peak = np.where(np.isfinite(peak), peak, 0.0)  # all -inf: keep exp(-inf) = 0
+    with np.errstate(over="ignore", invalid="ignore"):  # -1e308 - 1e308 = -inf: exp gives 0
+        e = np.exp(x - finite_peak)
+    e = np.where(np.isposinf(peak), np.isposinf(x), e)  # +inf logits share all the weight
+    total = np.sum(e, axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def _check_mask(mask, shape):
+    """Validate a boolean mask that must broadcast to ``shape`` without growing it."""
+    mask = np.asarray(mask)
+    if mask.dtype != np.bool_:
+        raise ValueError(
+            f"mask must be boolean (True = may attend), got dtype {mask.dtype} "
+            f"with shape {mask.shape}"
+        )
+    try:
+        grown = np.broadcast_shapes(mask.shape, shape)
+    except ValueError:
+        grown = None
+    if grown != tuple(shape):
+        raise ValueError(f"mask of shape {mask.shape} does not broadcast to the scores' shape {tuple(shape)}")
+    return mask
+
+
+def _check_qkv(q, k, v):
+    if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
+        raise ValueError(
+            f"q, k, v need at least 2 dimensions (..., L, d); got q {q.shape}, k {k.shape}, v {v.shape}"
+        )
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must share the last dimension d_k; got q {q.shape}, k {k.shape}")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"k and v must have the same number of positions Lk; got k {k.shape}, v {v.shape}")
+    try:
+        np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"batch dimensions of q {q.shape}, k {k.shape}, v {v.shape} do not broadcast"
+        ) from None
+
+
+def attention_scores(q, k):
+    """Scaled scores q k^T / sqrt(d_k): (..., Lq, d_k), (..., Lk, d_k) -> (..., Lq, Lk)."""
+    d_k = q.shape[-1]
+    return q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)  # (..., Lq, Lk)
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    """softmax(q k^T / sqrt(d_k)) v, with an optional boolean mask (True = may attend).
+
+    q (..., Lq, d_k), k (..., Lk, d_k), v (..., Lk, d_v) -> output (..., Lq, d_v),
+    weights (..., Lq, Lk). A query whose keys are all masked gets zero weights and
+    a zero output row.
+    """
+    q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
+    _check_qkv(q, k, v)
+    scores = attention_scores(q, k)  # (..., Lq, Lk)
+    if mask is not None:
+        mask = _check_mask(mask, scores.shape)
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)  # (..., Lq, Lk), rows sum to 1 (or 0)
+    output = weights @ v  # (..., Lq, d_v)
+    return output, weights
+
+
+def _unbroadcast(grad, shape):
+    """Sum ``grad`` over the axes that broadcasting added or stretched to reach it from ``shape``."""
+    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+    for axis, size in enumerate(shape):
+        if size == 1 and grad.shape[axis] != 1:
+            grad = grad.sum(axis=axis, keepdims=True)
+    return grad
+
+
+def softmax_backward(d_weights, weights):
+    """Vector-Jacobian product of softmax along the last axis.
+
+    For y = softmax(s), dL/ds = y * (dL/dy - sum(dL/dy * y)).
+    """
+    return weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))
+
+
+def scaled_dot_product_attention_backward(d_output, q, k, v, mask=None):
+    """Gradients (dq, dk, dv) of a loss through ``scaled_dot_product_attention``.
+
+    ``d_output`` is dLoss/d(output), shape (..., Lq, d_v). Same shapes and mask
+    convention as the forward pass; each gradient has the shape of its input.
+    """
+    q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
+    _, weights = scaled_dot_product_attention(q, k, v, mask)  # (..., Lq, Lk)
+    d_output = np.asarray(d_output, dtype=np.float64)
+    expected = weights.shape[:-1] + v.shape[-1:]
+    if d_output.shape != expected:
+        raise ValueError(f"d_output has shape {d_output.shape}, the output has shape {expected}")
+    d_v = np.swapaxes(weights, -1, -2) @ d_output  # (..., Lk, d_v): path through the weighted sum
+    d_weights = d_output @ np.swapaxes(v, -1, -2)  # (..., Lq, Lk)
+    d_scores = softmax_backward(d_weights, weights) / np.sqrt(q.shape[-1])  # masked entries stay 0
+    d_q = d_scores @ k  # (..., Lq, d_k): path through the weights
+    d_k = np.swapaxes(d_scores, -1, -2) @ q  # (..., Lk, d_k)
+    return _unbroadcast(d_q, q.shape), _unbroadcast(d_k, k.shape), _unbroadcast(d_v, v.shape)
+
+
+def causal_mask(n):
+    """(n, n) boolean mask, True on and below the diagonal: position i may attend to j <= i."""
+    if int(n) != n or n < 1:
+        raise ValueError(f"causal_mask needs a positive whole number of positions, got {n!r}")
+    return np.tril(np.ones((int(n), int(n)), dtype=bool))
+
+
+def padding_mask(lengths, n):
+    """(B, 1, n) boolean mask, False for key positions >= lengths[b] (padding)."""
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer):
+        raise ValueError(f"lengths must be a 1-D array of integers, got shape {lengths.shape}, dtype {lengths.dtype}")
+    if np.any(lengths < 0) or np.any(lengths > n):
+        raise ValueError(f"every length must lie in [0, {n}], got {lengths.tolist()}")
+    positions = np.arange(n)  # (n,)
+    return (positions[None, :] < lengths[:, None])[:, None, :]  # (B, 1, n)
+
+
+def sinusoidal_positions(n_positions, d_model):
+    """Sinusoidal encodings of "Attention Is All You Need", section 3.5.
+
+    PE[p, 2i] = sin(p / 10000^(2i / d_model)), PE[p, 2i+1] = cos(p / 10000^(2i / d_model)).
+    """
+    if d_model % 2:
+        raise ValueError(f"d_model must be even to pair sines with cosines, got {d_model}")
+    positions = np.arange(n_positions)[:, None]  # (P, 1)
+    two_i = np.arange(0, d_model, 2)[None, :]  # (1, d_model / 2)
+    angles = positions / 10000.0 ** (two_i / d_model)  # (P, d_model / 2)
+    pe = np.empty((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+
+
+def split_heads(x, n_heads):
+    """(..., L, d_model) -> (..., n_heads, L, d_model // n_heads)."""
+    x = np.asarray(x)
+    if x.ndim < 2:
+        raise ValueError(f"split_heads needs (..., L, d_model), got shape {x.shape}")
+    *batch, length, d_model = x.shape
+    if n_heads < 1 or d_model % n_heads:
+        raise ValueError(f"d_model = {d_model} (x of shape {x.shape}) is not divisible by n_heads = {n_heads}")
+    d_head = d_model // n_heads
+    x = x.reshape(*batch, length, n_heads, d_head)  # (..., L, h, d_head)
+    return np.swapaxes(x, -2, -3)  # (..., h, L, d_head)
+
+
+def merge_heads(x):
+    """(..., n_heads, L, d_head) -> (..., L, n_heads * d_head); the inverse of split_heads."""
+    x = np.asarray(x)
+    if x.ndim < 3:
+        raise ValueError(f"merge_heads needs (..., n_heads, L, d_head), got shape {x.shape}")
+    *batch, n_heads, length, d_head = x.shape
+    x = np.swapaxes(x, -2, -3)  # (..., L, h, d_head)
+    return x.reshape(*batch, length, n_heads * d_head)  # (..., L, d_model)
+
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
+    """Multi-head self-attention: heads attend separately, then W_o mixes them.
+
+    x (..., L, d_model); w_q, w_k, w_v, w_o (d_model, d_model), applied as x @ w.
+    mask: boolean, broadcastable to (..., L, L), shared by every head.
+    Returns output (..., L, d_model) and weights (..., n_heads, L, L).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim < 2:
+        raise ValueError(f"x must be (..., L, d_model), got shape {x.shape}")
+    *batch, length, d_model = x.shape
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v), ("w_o", w_o)):
+        if np.shape(w) != (d_model, d_model):
+            raise ValueError(f"{name} must be ({d_model}, {d_model}) for x of shape {x.shape}, got {np.shape(w)}")
+    if n_heads < 1 or d_model % n_heads:
+        raise ValueError(f"d_model = {d_model} (x of shape {x.shape}) is not divisible by n_heads = {n_heads}")
+    if mask is not None:
+        scores_shape = (*batch, length, length)
+        mask = np.broadcast_to(_check_mask(mask, scores_shape), scores_shape)
+        mask = mask[..., None, :, :]  # (..., 1, L, L): the same mask for every head
+    q = split_heads(x @ w_q, n_heads)  # (..., h, L, d_head)
+    k = split_heads(x @ w_k, n_heads)  # (..., h, L, d_head)
+    v = split_heads(x @ w_v, n_heads)  # (..., h, L, d_head)
+    heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (..., h, L, d_head), (..., h, L, L)
+    output = merge_heads(heads) @ w_o  # (..., L, d_model)
+    return output, weights

@@ -1,0 +1,73 @@
+"""Hypothesis properties of the core module (1000 examples each, see conftest.py)."""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from attention import scaled_dot_product_attention, softmax
+
+finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
+extreme = st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False) | st.just(-np.inf)
+
+
+@st.composite
+def qkv_and_mask(draw):
+    lq, lk, d_k, d_v = (draw(st.integers(1, 6)) for _ in range(4))
+    q = draw(arrays(np.float64, (lq, d_k), elements=finite))
+    k = draw(arrays(np.float64, (lk, d_k), elements=finite))
+    v = draw(arrays(np.float64, (lk, d_v), elements=finite))
+    mask = draw(arrays(np.bool_, (lq, lk)))
+    return q, k, v, mask
+
+
+@given(qkv_and_mask())
+def test_weights_sum_to_one_or_zero_for_fully_masked_rows(case):
+    q, k, v, mask = case
+    _, weights = scaled_dot_product_attention(q, k, v, mask)
+    expected = np.where(mask.any(axis=-1), 1.0, 0.0)
+    np.testing.assert_allclose(weights.sum(axis=-1), expected, atol=1e-12)
+    assert (weights >= 0).all()
+
+
+@given(qkv_and_mask())
+def test_masked_weights_are_exactly_zero(case):
+    q, k, v, mask = case
+    output, weights = scaled_dot_product_attention(q, k, v, mask)
+    assert (weights[~mask] == 0.0).all()
+    assert (output[~mask.any(axis=-1)] == 0.0).all()
+
+
+@given(arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 8)), elements=finite), st.floats(-1e6, 1e6))
+def test_adding_a_constant_to_a_row_of_scores_changes_nothing(scores, constant):
+    shifted = scores + constant
+    np.testing.assert_allclose(softmax(shifted), softmax(scores), atol=1e-9)
+
+
+@given(qkv_and_mask(), st.randoms(use_true_random=False))
+def test_permuting_the_sequence_permutes_the_output(case, random):
+    q, k, v, _ = case
+    n = min(len(q), len(k))
+    x_q, x_k, x_v = q[:n], k[:n], v[:n]  # self-attention: one sequence gives queries, keys and values
+    order = list(range(n))
+    random.shuffle(order)
+    output, weights = scaled_dot_product_attention(x_q, x_k, x_v)
+    permuted, permuted_weights = scaled_dot_product_attention(x_q[order], x_k[order], x_v[order])
+    np.testing.assert_allclose(permuted, output[order], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(permuted_weights, weights[order][:, order], rtol=1e-9, atol=1e-12)
+
+
+@given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 8)), elements=extreme))
+def test_extreme_logits_never_give_nan_or_inf(logits):
+    weights = softmax(logits)
+    assert np.isfinite(weights).all()
+    sums = weights.sum(axis=-1)
+    all_masked = np.isneginf(logits).all(axis=-1)
+    np.testing.assert_allclose(sums, np.where(all_masked, 0.0, 1.0), atol=1e-12)
+
+
+@given(qkv_and_mask(), st.floats(1e100, 1e150))
+def test_huge_inputs_give_finite_attention(case, scale):
+    q, k, v, mask = case
+    output, weights = scaled_dot_product_attention(q * scale, k, v, mask)
+    assert np.isfinite(weights).all() and np.isfinite(output).all()
