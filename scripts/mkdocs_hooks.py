@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from scripts.pipeline.build import build  # noqa: E402
+from scripts.pipeline.notebooks import chapter_snippets  # noqa: E402
 from scripts.pipeline.project import Project  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.values")
@@ -43,6 +44,21 @@ def inline_values(markdown, generated, page_name):
     return REFERENCE.sub(replace, markdown)
 
 
+NOTEBOOK_BOX = """
+
+!!! example "Run this chapter yourself"
+    Every snippet of this chapter, in reading order, is also a notebook:
+    [the executed notebook](notebooks/{stem}.ipynb) ·
+    <a href="../notebooks/{stem}/{stem}.ipynb" download>download .ipynb</a> ·
+    [download .py](notebooks/{stem}.py). Or run any snippet alone: `python snippets/<name>.py`.
+"""
+
+
+def notebook_box(markdown, stem):
+    """The chapter's links to its generated notebook, for chapters that include snippets."""
+    return NOTEBOOK_BOX.format(stem=stem) if chapter_snippets(markdown) else ""
+
+
 def on_startup(command, dirty):
     global _serving
     _serving = command == "serve"
@@ -57,4 +73,5 @@ def on_pre_build(config):
 def on_page_markdown(markdown, page, config, files):
     if not page.file.src_path.endswith(".md"):  # notebooks quote their own outputs
         return markdown
-    return inline_values(markdown, Project().generated, page.file.src_path)
+    stem = page.file.src_path[: -len(".md")]
+    return inline_values(markdown, Project().generated, page.file.src_path) + notebook_box(markdown, stem)
