@@ -15,12 +15,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scripts.ledger import claims_table, values_table  # noqa: E402
 from scripts.pipeline.build import build  # noqa: E402
 from scripts.pipeline.notebooks import chapter_snippets  # noqa: E402
 from scripts.pipeline.project import Project  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.values")
 REFERENCE = re.compile(r"\{\{\s*([a-z0-9_]+)\.([a-z0-9_]+)\s*\}\}")
+LEDGER_CLAIMS, LEDGER_VALUES = "<!-- ledger:claims -->", "<!-- ledger:values -->"
 _serving = False
 
 
@@ -73,5 +75,9 @@ def on_pre_build(config):
 def on_page_markdown(markdown, page, config, files):
     if not page.file.src_path.endswith(".md"):  # notebooks quote their own outputs
         return markdown
+    project = Project()
     stem = page.file.src_path[: -len(".md")]
-    return inline_values(markdown, Project().generated, page.file.src_path) + notebook_box(markdown, stem)
+    markdown = inline_values(markdown, project.generated, page.file.src_path) + notebook_box(markdown, stem)
+    if LEDGER_CLAIMS in markdown:
+        markdown = markdown.replace(LEDGER_CLAIMS, claims_table(project)).replace(LEDGER_VALUES, values_table(project))
+    return markdown

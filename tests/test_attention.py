@@ -20,6 +20,7 @@ rng = np.random.default_rng(1234)
 
 
 @pytest.mark.parametrize("lq,lk,d_k,d_v", [(1, 1, 1, 1), (3, 5, 4, 2), (7, 7, 8, 8)])
+@pytest.mark.claim("scaled_dot_product_attention equals a plain-loop implementation of softmax(QK^T / sqrt(d_k)) V, with and without a mask")
 def test_attention_matches_the_loop_oracle(lq, lk, d_k, d_v):
     q, k, v = rng.normal(size=(lq, d_k)), rng.normal(size=(lk, d_k)), rng.normal(size=(lk, d_v))
     allowed = rng.random((lq, lk)) > 0.3
@@ -30,6 +31,7 @@ def test_attention_matches_the_loop_oracle(lq, lk, d_k, d_v):
         np.testing.assert_allclose(output, want_out, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.claim("Batched attention equals attention run on each example and head separately")
 def test_batched_attention_matches_the_oracle_per_example():
     q, k, v = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 6, 5)), rng.normal(size=(2, 3, 6, 2))
     output, weights = scaled_dot_product_attention(q, k, v)
@@ -39,6 +41,7 @@ def test_batched_attention_matches_the_oracle_per_example():
         np.testing.assert_allclose(weights[b, h], want_w, rtol=1e-12)
 
 
+@pytest.mark.claim("A query whose keys are all masked gets zero weights and a zero output row, never NaN")
 def test_fully_masked_query_gets_zero_weights_and_zero_output():
     q, k, v = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
     mask = np.ones((3, 5), dtype=bool)
@@ -50,6 +53,7 @@ def test_fully_masked_query_gets_zero_weights_and_zero_output():
     np.testing.assert_allclose(weights[[0, 2]].sum(-1), 1.0)
 
 
+@pytest.mark.claim("The core softmax is exact at logits of ±1e300 and gives zeros for an all -inf row")
 def test_softmax_extremes_and_all_minus_inf():
     np.testing.assert_array_equal(softmax([1e300, -1e300, 0.0]), [1.0, 0.0, 0.0])
     np.testing.assert_array_equal(softmax([-np.inf, -np.inf]), [0.0, 0.0])
@@ -65,6 +69,7 @@ def test_causal_and_padding_masks():
     np.testing.assert_array_equal(mask[:, 0], [[1, 1, 1, 0], [1, 0, 0, 0]])
 
 
+@pytest.mark.claim("Under a causal mask, changing later tokens never changes earlier outputs")
 def test_causal_attention_ignores_the_future():
     x = rng.normal(size=(6, 4))
     out, _ = scaled_dot_product_attention(x, x, x, causal_mask(6))
@@ -74,6 +79,7 @@ def test_causal_attention_ignores_the_future():
     np.testing.assert_array_equal(out[:4], out2[:4])
 
 
+@pytest.mark.claim('sinusoidal_positions follows the formula of section 3.5 of "Attention Is All You Need"')
 def test_sinusoidal_positions_follow_the_paper_formula():
     pe = sinusoidal_positions(20, 16)
     assert pe.shape == (20, 16)
@@ -84,6 +90,7 @@ def test_sinusoidal_positions_follow_the_paper_formula():
         sinusoidal_positions(4, 7)
 
 
+@pytest.mark.claim("merge_heads exactly inverts split_heads")
 def test_split_and_merge_heads_are_inverse_and_put_heads_before_positions():
     x = rng.normal(size=(2, 5, 12))
     heads = split_heads(x, 3)
@@ -92,6 +99,7 @@ def test_split_and_merge_heads_are_inverse_and_put_heads_before_positions():
     np.testing.assert_array_equal(merge_heads(heads), x)
 
 
+@pytest.mark.claim("Multi-head attention equals running each head on its own slice, concatenating, and applying W_o")
 def test_multi_head_attention_equals_heads_run_one_by_one():
     d_model, n_heads, length = 8, 2, 5
     x = rng.normal(size=(length, d_model))
@@ -138,6 +146,7 @@ def test_multi_head_attention_takes_a_padding_mask_per_sentence():
         (lambda: padding_mask(np.array([2, 7]), 5), ["[2, 7]"]),
     ],
 )
+@pytest.mark.claim("Bad input (mismatched shapes, heads that do not divide d_model, non-boolean masks) raises a ValueError naming the shapes")
 def test_bad_input_raises_value_error_naming_the_shapes(call, words):
     with pytest.raises(ValueError) as info:
         call()

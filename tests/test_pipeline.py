@@ -66,6 +66,7 @@ def test_cold_build_writes_every_output_with_provenance(project, capsys):
         assert needed in manifest
 
 
+@pytest.mark.claim("A no-change rebuild reruns nothing; editing the core module reruns exactly the snippets that import it")
 def test_no_change_reruns_nothing_and_edits_rerun_exactly_the_dependents(project, capsys):
     build(project)
     capsys.readouterr()
@@ -84,6 +85,7 @@ def test_no_change_reruns_nothing_and_edits_rerun_exactly_the_dependents(project
     assert "beta says 48" in (project.generated / "beta" / "stdout.txt").read_text()
 
 
+@pytest.mark.claim("`make check` names each stale snippet and the command that fixes it")
 def test_check_names_the_stale_snippet_and_the_fix(project, capsys):
     build(project)
     assert check(project) == 0
@@ -107,6 +109,7 @@ def test_check_catches_hand_edited_and_orphaned_outputs(project, capsys):
     assert "orphan: docs/generated/gone" in err
 
 
+@pytest.mark.claim("A failing snippet is reported with file, line and exception, and its previous outputs stay untouched")
 def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, capsys):
     build(project)
     before = snapshot(project)
@@ -143,6 +146,7 @@ def test_a_crashing_process_cannot_take_the_build_down(project, capsys):
     assert (project.generated / "alpha" / "manifest.json").exists()
 
 
+@pytest.mark.claim("Two full rebuilds produce byte-identical outputs")
 def test_two_full_rebuilds_are_byte_identical(project):
     build(project)
     first = snapshot(project)
