@@ -23,6 +23,7 @@ from scripts.pipeline.project import Project  # noqa: E402
 log = logging.getLogger("mkdocs.hooks.values")
 REFERENCE = re.compile(r"\{\{\s*([a-z0-9_]+)\.([a-z0-9_]+)\s*\}\}")
 LEDGER_CLAIMS, LEDGER_VALUES = "<!-- ledger:claims -->", "<!-- ledger:values -->"
+IMAGE_WITHOUT_ALT = re.compile(r"<img (?![^>]*\balt=)")
 _serving = False
 
 
@@ -70,6 +71,13 @@ def on_pre_build(config):
     """While serving, rerun stale snippets first; a failing snippet is reported and the site keeps serving."""
     if _serving and build(Project()) != 0:
         log.warning("some snippets failed; their pages show the previous outputs (see the messages above)")
+
+
+def on_page_content(html, page, config, files):
+    """Notebook outputs carry no alt text: describe each figure by where it comes from."""
+    if page.file.src_path.endswith(".ipynb"):
+        return IMAGE_WITHOUT_ALT.sub('<img alt="Figure drawn by the code cell above" ', html)
+    return html
 
 
 def on_page_markdown(markdown, page, config, files):

@@ -2,10 +2,12 @@
 
 import json
 import os
+import subprocess
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,3 +44,18 @@ def pytest_runtest_logreport(report):
 def pytest_collection_modifyitems(items):
     """Site and browser tests build the site, ledger included: run them after everything else."""
     items.sort(key=lambda item: item.get_closest_marker("site") is not None)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The whole site, built once per test session with `mkdocs build --strict` (ledger included)."""
+    site = tmp_path_factory.mktemp("site")
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
+    return site

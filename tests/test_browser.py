@@ -1,0 +1,108 @@
+"""The built site in a real browser (headless Chromium): math renders, nothing outside is requested,
+figures load, dark mode and search work, downloads are served."""
+
+import functools
+import os
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.site
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+if not CHROMIUM.exists():
+    if os.environ.get("CI"):
+        pytest.fail("CI needs Chromium at /usr/bin/chromium for the browser tests (.ci/run installs it)")
+    pytest.skip("Chromium is not installed at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def base_url(built_site):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(built_site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, base_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.requests, tab.errors = [], []
+    tab.on("request", lambda request: tab.requests.append(request.url))
+    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
+    yield tab
+    context.close()
+
+
+def visit(page, base_url, path):
+    page.goto(base_url + path, wait_until="networkidle")
+    return page
+
+
+@pytest.mark.claim("Pages render their math with the vendored KaTeX and request nothing from outside the site")
+@pytest.mark.parametrize("path", ["", "scaled-dot-product/", "notebooks/scaled-dot-product/"])
+def test_math_renders_and_every_request_stays_on_the_site(page, base_url, path):
+    visit(page, base_url, path)
+    outside = [url for url in page.requests if not url.startswith(base_url) and not url.startswith("data:")]
+    assert outside == []
+    assert page.errors == []
+    if path == "scaled-dot-product/":
+        assert page.locator(".katex").count() > 0, "no formula was rendered by KaTeX"
+        assert page.locator(".katex-error").count() == 0
+
+
+def test_chapter_figures_load(page, base_url):
+    visit(page, base_url, "scaled-dot-product/")
+    images = page.locator("article figure img")
+    assert images.count() > 0
+    widths = images.evaluate_all("(imgs) => imgs.map((img) => img.complete ? img.naturalWidth : 0)")
+    assert all(width > 0 for width in widths), widths
+
+
+def test_dark_mode_toggle_switches_the_scheme(page, base_url):
+    visit(page, base_url, "scaled-dot-product/")
+    before = page.get_attribute("body", "data-md-color-scheme")
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+    after = page.get_attribute("body", "data-md-color-scheme")
+    assert {before, after} == {"default", "slate"}
+
+
+def test_search_finds_a_chapter(page, base_url):
+    visit(page, base_url, "")
+    page.locator("input.md-search__input").fill("softmax")
+    page.wait_for_selector(".md-search-result__item", timeout=10_000)
+    assert page.locator(".md-search-result__item").count() > 0
+
+
+def test_notebook_downloads_are_served(page, base_url):
+    visit(page, base_url, "scaled-dot-product/")
+    for link in page.locator("article a[download], article a[href$='.py']").all():
+        response = page.request.get(link.evaluate("(a) => a.href"))
+        assert response.status == 200 and len(response.body()) > 100
+
+
+def test_code_blocks_have_a_copy_button(page, base_url):
+    visit(page, base_url, "scaled-dot-product/")
+    assert page.locator("article pre button[data-md-type=copy]").count() > 0
