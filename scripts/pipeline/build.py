@@ -1,6 +1,7 @@
 """Rerun the snippets whose cache key changed, two at a time, and report."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -59,6 +60,7 @@ def run_snippet(project, name, out):
         cwd=REPO,
         capture_output=True,
         text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},  # no __pycache__ in snippets/: `mkdocs serve` watches it
     )
     seconds = time.perf_counter() - start
     error_file = out / "error.json"
