@@ -74,9 +74,10 @@ def on_pre_build(config):
 
 
 def on_page_content(html, page, config, files):
-    """Notebook outputs carry no alt text: describe each figure by where it comes from."""
+    """Notebook pages: describe output figures (they carry no alt text) and let keyboards scroll code cells."""
     if page.file.src_path.endswith(".ipynb"):
-        return IMAGE_WITHOUT_ALT.sub('<img alt="Figure drawn by the code cell above" ', html)
+        html = IMAGE_WITHOUT_ALT.sub('<img alt="Figure drawn by the code cell above" ', html)
+        html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
     return html
 
 

@@ -14,11 +14,9 @@ TABLES = {}
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 
 
-def _check_name(name, registry):
+def _check_name(name):
     if not _NAME.match(name):
         raise ValueError(f"name {name!r} must be lower_snake_case (letters, digits, _)")
-    if name in registry:
-        raise ValueError(f"name {name!r} is published twice")
 
 
 def _plain(x):
@@ -27,8 +25,11 @@ def _plain(x):
 
 
 def value(name, x, fmt="{}"):
-    """Publish ``x`` under ``name``; prose shows it formatted with ``fmt``. Returns ``x``."""
-    _check_name(name, VALUES)
+    """Publish ``x`` under ``name``; prose shows it formatted with ``fmt``. Returns ``x``.
+
+    Publishing a name again replaces it, so a notebook cell can be run twice.
+    """
+    _check_name(name)
     text = fmt.format(x)
     VALUES[name] = {"value": _plain(x), "text": text}
     print(f"{name} = {text}")
@@ -44,7 +45,7 @@ def table(name, header, rows, fmt="{:.4g}"):
 
     Numbers are formatted with ``fmt``; anything else is shown with ``str``.
     """
-    _check_name(name, TABLES)
+    _check_name(name)
     header = [str(h) for h in header]
     cells = [[_cell(x, fmt) for x in row] for row in rows]
     for row in cells:

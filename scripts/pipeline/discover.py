@@ -40,5 +40,5 @@ def dependencies(name, graph):
             if module not in needed:
                 needed.add(module)
                 todo.append(module)
-    order = TopologicalSorter({m: graph[m] for m in needed}).static_order()
+    order = TopologicalSorter({m: sorted(graph[m]) for m in sorted(needed)}).static_order()  # sorted: same order every run
     return [m for m in order if m in needed]

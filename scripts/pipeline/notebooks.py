@@ -19,6 +19,8 @@ from .store import write_text_atomic
 INCLUDE = re.compile(r'--8<--\s+"snippets/([a-z0-9_]+)\.py(?::[\w-]+)?"')
 SECTION_MARKER = re.compile(r"^\s*# --8<-- \[(start|end):[\w-]+\]\s*\n", re.MULTILINE)
 
+MODULE_TAG = "module-source"  # the site's notebook pages hide these cells (mkdocs.yml: remove_tag_config)
+
 LOADER = '''import sys
 import types
 
@@ -66,14 +68,18 @@ def build_notebook(project, stem, markdown, graph):
             f"# {title}\n\nThe runnable companion of the chapter *{title}*: every snippet of the chapter, "
             "in reading order. The first cells load the site's helper modules "
             f"({', '.join(f'`{m}.py`' for m in modules) or 'none'}) from their text, "
-            "so this notebook runs anywhere with NumPy and matplotlib."
+            "so this notebook runs anywhere with NumPy and matplotlib. "
+            "The web page hides those cells; the downloaded notebook has them."
         ),
         nbformat.v4.new_code_cell(LOADER),
     ]
-    cells += [nbformat.v4.new_code_cell(module_cell(m, (project.snippets / f"{m}.py").read_text())) for m in modules]
+    for module in modules:
+        source = (project.snippets / f"{module}.py").read_text(encoding="utf-8")
+        cells.append(nbformat.v4.new_code_cell(module_cell(module, source), metadata={"tags": [MODULE_TAG]}))
     for name in names:
         doc, code = split_docstring((project.snippets / f"{name}.py").read_text(encoding="utf-8"))
-        cells.append(nbformat.v4.new_markdown_cell(f"## `snippets/{name}.py`\n\n{doc}".strip()))
+        heading, _, rest = (doc or name).partition("\n")
+        cells.append(nbformat.v4.new_markdown_cell(f"## {heading.strip()}\n\n*From `snippets/{name}.py`.*\n\n{rest.strip()}".strip()))
         cells.append(nbformat.v4.new_code_cell(code.rstrip("\n")))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # fixed ids: byte-identical notebooks

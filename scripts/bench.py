@@ -1,0 +1,242 @@
+"""Wall-clock benchmarks: naive vs tiled attention, and multi_head_attention vs the matrix products inside it.
+
+    python -m scripts.bench                  # full run (under a minute), writes docs/measured/
+    python -m scripts.bench --quick --out D  # tiny sizes, a few repeats (the test suite uses this)
+    OPENBLAS_NUM_THREADS=2 python -m scripts.bench   # let BLAS use 2 threads (default here: 1)
+
+Timings depend on the machine, so they are NOT part of the byte-checked build:
+this script writes docs/measured/bench.json (raw medians, settings, machine,
+date) and docs/measured/bench.md (the tables the Benchmarks page includes),
+and the page says on which machine and on which date they were measured.
+Every time is the median of several repeats of time.perf_counter around a
+batch of calls, divided by the batch size. BLAS runs on one thread unless a
+*_NUM_THREADS variable says otherwise: on a shared machine, several BLAS
+threads fighting other processes for the cores make small matrix products
+erratic, and one thread measures the code rather than the scheduler. The load
+average at the start and at the end is saved with the results.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+if "numpy" not in sys.modules and not any(name in os.environ for name in THREAD_VARIABLES):
+    os.environ.update({name: "1" for name in THREAD_VARIABLES})  # read by the BLAS when numpy loads it
+
+import numpy as np  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "snippets"))
+
+from attention import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads  # noqa: E402
+from online_tiles import tiled_attention  # noqa: E402
+
+FULL = {
+    "tiling": {"lengths": [256, 512, 1024, 2048], "d": 64, "tiles": [64, 256]},
+    "mha": {"lengths": [64, 256, 1024], "d_model": 256, "n_heads": 8},
+    "repeats": 11,
+    "min_batch_seconds": 0.05,
+}
+QUICK = {
+    "tiling": {"lengths": [32, 64], "d": 16, "tiles": [16]},
+    "mha": {"lengths": [16, 32], "d_model": 32, "n_heads": 4},
+    "repeats": 3,
+    "min_batch_seconds": 0.002,
+}
+
+
+def median_seconds(fn, repeats, min_batch_seconds):
+    """Median time of one call of fn(): batches of calls long enough to time, the median over repeats."""
+    fn()  # warm up: first-call costs (page faults, BLAS thread start) are not what we measure
+    number = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_batch_seconds or number >= 1 << 16:
+            break
+        number *= 2
+    times = [elapsed / number]
+    for _ in range(repeats - 1):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - start) / number)
+    return statistics.median(times), number
+
+
+def bench_tiling(settings, repeats, min_batch):
+    rng = np.random.default_rng(0)
+    rows = []
+    for n in settings["lengths"]:
+        q, k, v = rng.normal(size=(3, n, settings["d"]))  # each (L, d)
+        reference, _ = scaled_dot_product_attention(q, k, v)
+        naive, number = median_seconds(lambda: scaled_dot_product_attention(q, k, v), repeats, min_batch)
+        print(f"  tiling L={n}", flush=True)
+        row = {"L": n, "naive_s": naive, "naive_calls_per_batch": number, "tiled": []}
+        for tile in settings["tiles"]:
+            error = float(np.max(np.abs(tiled_attention(q, k, v, tile) - reference)))
+            if error > 1e-10:
+                raise AssertionError(f"tiled attention disagrees with the core at L={n}, tile={tile}: {error:.2e}")
+            seconds, number = median_seconds(lambda: tiled_attention(q, k, v, tile), repeats, min_batch)
+            row["tiled"].append({"tile": tile, "seconds": seconds, "calls_per_batch": number, "ratio_to_naive": seconds / naive})
+        rows.append(row)
+    return rows
+
+
+def bench_mha(settings, repeats, min_batch):
+    """multi_head_attention against the same six matrix products on ready-made operands of the same shapes."""
+    rng = np.random.default_rng(1)
+    d, h = settings["d_model"], settings["n_heads"]
+    rows = []
+    for n in settings["lengths"]:
+        x = rng.normal(size=(n, d))  # (L, d_model)
+        w_q, w_k, w_v, w_o = rng.normal(scale=d**-0.5, size=(4, d, d))  # each (d_model, d_model)
+        q_h, k_h, v_h = (split_heads(x @ w, h).copy() for w in (w_q, w_k, w_v))  # each (h, L, d_head), contiguous
+        k_t = np.swapaxes(k_h, -1, -2).copy()  # (h, d_head, L)
+        _, weights = scaled_dot_product_attention(q_h, k_h, v_h)  # (h, L, L)
+        merged = merge_heads(weights @ v_h)  # (L, d_model)
+
+        def matmuls_only():
+            x @ w_q, x @ w_k, x @ w_v  # three (L, d) @ (d, d)
+            q_h @ k_t  # (h, L, d_head) @ (h, d_head, L)
+            weights @ v_h  # (h, L, L) @ (h, L, d_head)
+            merged @ w_o  # (L, d) @ (d, d)
+
+        print(f"  multi_head_attention L={n}", flush=True)
+        full, n_full = median_seconds(lambda: multi_head_attention(x, w_q, w_k, w_v, w_o, h), repeats, min_batch)
+        products, n_products = median_seconds(matmuls_only, repeats, min_batch)
+        rows.append({
+            "L": n,
+            "multi_head_attention_s": full,
+            "matmuls_s": products,
+            "ratio": full / products,
+            "calls_per_batch": [n_full, n_products],
+            "multiply_adds": 4 * n * d * d + 2 * n * n * d,
+        })
+    return rows
+
+
+def machine():
+    """CPU model, core count, Python, NumPy and BLAS as this process sees them."""
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        cpu = platform.processor() or "unknown"
+    config = np.show_config(mode="dicts")
+    blas = config.get("Build Dependencies", {}).get("blas", {})
+    info = {
+        "cpu": cpu,
+        "logical_cpus": os.cpu_count(),
+        "usable_cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "blas": {key: blas.get(key) for key in ("name", "version", "openblas configuration") if blas.get(key)},
+        "thread_env": {key: os.environ[key] for key in sorted(os.environ) if key.endswith("_NUM_THREADS")},
+        "load_average_start": [round(x, 2) for x in os.getloadavg()],
+    }
+    try:
+        from threadpoolctl import threadpool_info
+
+        info["threadpools"] = [
+            {key: pool.get(key) for key in ("internal_api", "version", "num_threads", "threading_layer")}
+            for pool in threadpool_info()
+        ]
+    except ImportError:
+        info["threadpools"] = "threadpoolctl not installed"
+    return info
+
+
+def blas_text(info):
+    blas = info["blas"]
+    return " ".join(str(blas[key]) for key in ("name", "version") if key in blas) or "unknown BLAS"
+
+
+def threads_text(info):
+    value = info["thread_env"].get("OPENBLAS_NUM_THREADS") or info["thread_env"].get("OMP_NUM_THREADS")
+    if value is None:
+        return "its default number of threads"
+    return "1 thread" if value == "1" else f"{value} threads"
+
+
+def markdown(result):
+    """bench.md: three sections the Benchmarks page includes one by one."""
+    info, when = result["machine"], result["date"]
+    tiles = result["settings"]["tiling"]["tiles"]
+    lines = [
+        "<!-- Written by `python -m scripts.bench` (make bench). Measured, not verified by the build. -->",
+        "<!-- --8<-- [start:machine] -->",
+        f"Measured on **{when[:10]}** ({when[11:16]} UTC) on **{info['cpu']}**, {info['usable_cpus']} usable of "
+        f"{info['logical_cpus']} logical CPUs, {info['platform']}; Python {info['python']}, NumPy {info['numpy']}, "
+        f"BLAS {blas_text(info)} on {threads_text(info)}. Load average (1 min) {info['load_average_start'][0]} at the "
+        f"start, {info['load_average_end'][0]} at the end. Each time is the median of {result['settings']['repeats']} repeats.",
+        "<!-- --8<-- [end:machine] -->",
+        "",
+        "<!-- --8<-- [start:tiling] -->",
+        f"| L (d = {result['settings']['tiling']['d']}) | naive (ms) | " + " | ".join(f"tiled, tile {t} (ms)" for t in tiles) + " | "
+        + " | ".join(f"tile {t} / naive" for t in tiles) + " |",
+        "|" + " ---: |" * (2 + 2 * len(tiles)),
+    ]
+    for row in result["tiling"]:
+        times = " | ".join(f"{t['seconds'] * 1e3:.3g}" for t in row["tiled"])
+        ratios = " | ".join(f"**{t['ratio_to_naive']:.2f}**" for t in row["tiled"])
+        lines.append(f"| {row['L']} | {row['naive_s'] * 1e3:.3g} | {times} | {ratios} |")
+    mha = result["settings"]["mha"]
+    lines += [
+        "<!-- --8<-- [end:tiling] -->",
+        "",
+        "<!-- --8<-- [start:mha] -->",
+        f"| L (d_model = {mha['d_model']}, {mha['n_heads']} heads) | multi_head_attention (ms) | "
+        "its six matrix products alone (ms) | all / products |",
+        "| ---: | ---: | ---: | ---: |",
+    ]
+    for row in result["mha"]:
+        lines.append(
+            f"| {row['L']} | {row['multi_head_attention_s'] * 1e3:.3g} | {row['matmuls_s'] * 1e3:.3g} | **{row['ratio']:.2f}** |"
+        )
+    lines.append("<!-- --8<-- [end:mha] -->")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m scripts.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (seconds, for tests)")
+    parser.add_argument("--out", type=Path, default=REPO / "docs" / "measured", help="output folder")
+    args = parser.parse_args(argv)
+    settings = QUICK if args.quick else FULL
+    start = time.perf_counter()
+    repeats, min_batch = settings["repeats"], settings["min_batch_seconds"]
+    result = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "quick": args.quick,
+        "machine": machine(),
+        "settings": settings,
+        "tiling": bench_tiling(settings["tiling"], repeats, min_batch),
+        "mha": bench_mha(settings["mha"], repeats, min_batch),
+    }
+    result["total_seconds"] = time.perf_counter() - start
+    result["machine"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "bench.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    text = markdown(result)
+    (args.out / "bench.md").write_text(text, encoding="utf-8")
+    print(text)
+    print(f"wrote {args.out / 'bench.json'} and {args.out / 'bench.md'} in {result['total_seconds']:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
