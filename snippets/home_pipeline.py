@@ -1,0 +1,93 @@
+"""A map of the self-attention layer: every stage, its array's shape, its chapter.
+
+We push "The cat sat on the mat." through the layer with the core module
+(d_model = 8, two heads, causal mask) and record the shape after each stage.
+The map drawn below and the table of the home page come from the same list,
+so the shapes on them are the shapes of real arrays.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
+
+from attention import causal_mask, merge_heads, sinusoidal_positions, softmax, split_heads
+from plotting import COLORS
+from publish import table
+from running_example import SENTENCE, embed, projection_weights, tokenize
+
+h = 2  # heads
+tokens = tokenize(SENTENCE)  # L tokens
+embedded = embed(tokens)  # (L, d_model)
+L, d_model = embedded.shape
+x = embedded + sinusoidal_positions(L, d_model)  # (L, d_model)
+w_q, w_k, w_v = projection_weights()  # each (d_model, d_model)
+w_o = np.random.default_rng(2).normal(scale=1 / np.sqrt(d_model), size=(d_model, d_model))
+q_all = x @ w_q  # (L, d_model)
+q, k, v = (split_heads(x @ w, h) for w in (w_q, w_k, w_v))  # each (h, L, d_head)
+scores = q @ np.swapaxes(k, -1, -2)  # (h, L, L)
+scaled = scores / np.sqrt(q.shape[-1])  # (h, L, L)
+masked = np.where(causal_mask(L), scaled, -np.inf)  # (h, L, L)
+weights = softmax(masked)  # (h, L, L)
+heads = weights @ v  # (h, L, d_head)
+output = merge_heads(heads) @ w_o  # (L, d_model)
+
+# (stage, what happens, array, chapter title, chapter file, part of the layer)
+stages = [
+    ("tokens", "split the text into words", np.array(tokens), "From tokens to vectors", "tokens-to-vectors.md", 0),
+    ("embeddings", "look up one vector per token", embedded, "From tokens to vectors", "tokens-to-vectors.md", 0),
+    ("+ positions", "add sinusoidal position codes", x, "Positional encoding", "positional-encoding.md", 0),
+    ("Q, K, V", "three learned projections", q_all, "Queries, keys and values", "queries-keys-values.md", 1),
+    ("split heads", "cut the features into h heads", q, "Multi-head attention", "multi-head.md", 2),
+    ("scores", "every query against every key", scores, "Scaled dot-product attention", "scaled-dot-product.md", 1),
+    ("scale", "divide by sqrt(d_head)", scaled, "Scaled dot-product attention", "scaled-dot-product.md", 1),
+    ("mask", "hide future (and padding) keys", masked, "Masks", "masks.md", 1),
+    ("softmax", "each row becomes weights summing to 1", weights, "Softmax", "softmax.md", 1),
+    ("weighted sum", "mix the value rows", heads, "The weighted sum", "weighted-sum.md", 1),
+    ("merge heads", "concatenate the heads", merge_heads(heads), "Multi-head attention", "multi-head.md", 2),
+    ("W_o", "mix the heads into the output", output, "Multi-head attention", "multi-head.md", 2),
+]
+
+table(
+    "stages",
+    ["#", "stage", "what happens", "shape", "chapter"],
+    [[str(n), name, what, str(a.shape), f"[{title}]({page})"] for n, (name, what, a, title, page, _) in
+     enumerate(stages, start=1)],
+)
+
+# The map: a snake of boxes, four per row, in the order the data flows.
+parts = ["input", "attention", "heads"]
+fills = ["#dcebf7", "#fbe6c8", "#d3efe4"]  # light tints of the site's blue, orange and green
+edges = [COLORS[0], COLORS[1], COLORS[2]]
+SHORT = {"Scaled dot-product attention": "Scaled dot-product", "Queries, keys and values": "Queries, keys, values"}
+per_row, box_w, box_h, gap_x, gap_y = 4, 2.7, 1.25, 0.55, 0.75
+fig, ax = plt.subplots(num="pipeline", figsize=(8.6, 4.4))
+centres = []
+for n, (name, what, a, title, page, part) in enumerate(stages):
+    row, col = divmod(n, per_row)
+    col = col if row % 2 == 0 else per_row - 1 - col  # odd rows run right to left
+    cx, cy = col * (box_w + gap_x), -row * (box_h + gap_y)
+    centres.append((cx, cy))
+    corner = (cx - box_w / 2, cy - box_h / 2)
+    ax.add_patch(FancyBboxPatch(corner, box_w, box_h, boxstyle="round,pad=0.02,rounding_size=0.12",
+                                facecolor=fills[part], edgecolor=edges[part], linewidth=1.5))
+    label = name.replace("W_o", "$W_o$").replace("Q, K, V", "$Q, K, V$")
+    ax.text(cx, cy + 0.36, f"{n + 1}. {label}", ha="center", va="center", fontsize=10, fontweight="bold")
+    ax.text(cx, cy + 0.02, str(a.shape), ha="center", va="center", fontsize=9.5, family="monospace")
+    short = SHORT.get(title, title)
+    ax.text(cx, cy - 0.33, short, ha="center", va="center", fontsize=8, style="italic", color="0.2")
+for (x0, y0), (x1, y1) in zip(centres, centres[1:]):
+    if y0 == y1:  # same row: from one side to the other
+        step = np.sign(x1 - x0) * box_w / 2
+        start, end = (x0 + step, y0), (x1 - step, y1)
+    else:  # next row: straight down
+        start, end = (x0, y0 - box_h / 2), (x1, y1 + box_h / 2)
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=14, color="0.3", linewidth=1.3,
+                                 shrinkA=2, shrinkB=2))
+handles = [Patch(facecolor=f, edgecolor=e, label=p) for p, f, e in zip(parts, fills, edges)]
+ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=9,
+          title=f'"{SENTENCE}"  L = {L}, d_model = {d_model}, h = {h}, causal mask', title_fontsize=9)
+ax.set_xlim(-box_w / 2 - 0.1, (per_row - 1) * (box_w + gap_x) + box_w / 2 + 0.1)
+ax.set_ylim(-2 * (box_h + gap_y) - box_h / 2 - 0.1, box_h / 2 + 0.1)
+ax.set_aspect("equal")
+ax.axis("off")
+plt.show()
