@@ -17,7 +17,7 @@ from .discover import dependencies, import_graph
 from .store import write_text_atomic
 
 INCLUDE = re.compile(r'--8<--\s+"snippets/([a-z0-9_]+)\.py(?::[\w-]+)?"')
-SECTION_MARKER = re.compile(r"^\s*# --8<-- \[(start|end):[\w-]+\]\s*\n", re.MULTILINE)
+SECTION_MARKER = re.compile(r"^[ \t]*# --8<-- \[(start|end):[\w-]+\][ \t]*\n", re.MULTILINE)
 
 MODULE_TAG = "module-source"  # the site's notebook pages hide these cells (mkdocs.yml: remove_tag_config)
 
