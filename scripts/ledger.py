@@ -10,6 +10,7 @@ Two kinds of backing, both found in the code, never listed by hand:
 import ast
 import json
 import re
+from collections import Counter
 
 from scripts.pipeline.build import plan
 
@@ -69,16 +70,19 @@ def claims_table(project):
     run = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"started": None, "outcomes": {}}
     results = run["outcomes"]
     when = f"the test run started {run['started']}" if run["started"] else "no test run yet on this machine"
-    rows = [f"Statuses from {when}.\n", "| claim | backed by | status |", "| :--- | :--- | :--- |"]
-    for claim, test_id in test_claims(project.root / "tests"):
-        rows.append(f"| {_escape(claim)} | `{test_id}` | {test_status(test_id, results)} |")
+    claims = [(claim, test_id, test_status(test_id, results)) for claim, test_id in test_claims(project.root / "tests")]
+    tally = Counter(status for _, _, status in claims)
+    summary = ", ".join(f"{count} {status}" for status, count in sorted(tally.items()))
+    rows = [f"{len(claims)} claims; statuses from {when}: {summary}.\n", "| claim | backed by | status |", "| :--- | :--- | :--- |"]
+    rows += [f"| {_escape(claim)} | `{test_id}` | {status} |" for claim, test_id, status in claims]
     return "\n".join(rows) + "\n"
 
 
 def values_table(project):
     fresh = {p.name: not p.stale for p in plan(project)}
-    rows = ["| page | quotes | from | status |", "| :--- | :--- | :--- | :--- |"]
-    for page, snippet, name in quoted_values(project):
+    quotes = quoted_values(project)
+    rows = [f"{len(quotes)} quoted values.\n", "| page | quotes | from | status |", "| :--- | :--- | :--- | :--- |"]
+    for page, snippet, name in quotes:
         values_file = project.generated / snippet / "values.json"
         values = json.loads(values_file.read_text(encoding="utf-8")) if values_file.exists() else {}
         if name not in values or snippet not in fresh:
