@@ -114,7 +114,7 @@ def scaled_dot_product_attention_backward(d_output, q, k, v, mask=None):
     q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
     _, weights = scaled_dot_product_attention(q, k, v, mask)  # (..., Lq, Lk)
     d_output = np.asarray(d_output, dtype=np.float64)
-    expected = weights.shape[:-1] + v.shape[-1:]
+    expected = np.broadcast_shapes(weights.shape[:-2], v.shape[:-2]) + weights.shape[-2:-1] + v.shape[-1:]
     if d_output.shape != expected:
         raise ValueError(f"d_output has shape {d_output.shape}, the output has shape {expected}")
     d_v = np.swapaxes(weights, -1, -2) @ d_output  # (..., Lk, d_v): path through the weighted sum
