@@ -29,6 +29,9 @@ def central_differences(q, k, v, mask, g):
 
     All nudged copies go through the forward pass at once, stacked on a new leading axis.
     """
+    shapes = [a.shape for a in (q, k, v)]
+    ndim = max(a.ndim for a in (q, k, v))
+    q, k, v = (a.reshape((1,) * (ndim - a.ndim) + a.shape) for a in (q, k, v))  # same rank: the stack axis lines up
     grads = []
     for which, x in enumerate((q, k, v)):
         n = x.size
@@ -39,8 +42,8 @@ def central_differences(q, k, v, mask, g):
             inputs[which] = x + sign * bumps  # (n, *x.shape)
             outputs.append(scaled_dot_product_attention(*inputs, mask)[0])  # (n, ..., Lq, d_v)
         change = (outputs[0] - outputs[1]) * g  # subtract before summing: less rounding
-        grads.append((np.sum(change, axis=tuple(range(1, change.ndim))) / (2 * H)).reshape(x.shape))
-    return grads
+        grads.append(np.sum(change, axis=tuple(range(1, change.ndim))) / (2 * H))  # (n,): one per entry of x
+    return [grad.reshape(shape) for grad, shape in zip(grads, shapes)]
 
 
 def relative_error(analytic, numerical):
