@@ -5,56 +5,23 @@ sentence is then recomputed alone with the plain-loop oracle of tests/oracle.py 
 encoding), and the published shape table is checked against the axis letters it names.
 """
 
-import contextlib
-import io
-import json
 import math
 import re
-import runpy
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from oracle import attention as oracle_attention  # noqa: E402
-from oracle import positional_encoding  # noqa: E402
-
-import publish  # noqa: E402
+import numpy as np
+import pytest
+from generated import published, published_table, run_snippet
+from oracle import attention as oracle_attention
+from oracle import positional_encoding
 
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = REPO / "docs" / "generated"
-
-
-def published(snippet):
-    values = json.loads((GENERATED / snippet / "values.json").read_text(encoding="utf-8"))
-    return {name: entry["value"] for name, entry in values.items()}
-
-
-def published_table(snippet, name):
-    lines = (GENERATED / snippet / f"table-{name}.md").read_text(encoding="utf-8").splitlines()
-    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
-    return [dict(zip(header, (cell.strip() for cell in line.strip("|").split("|")))) for line in lines[2:]]
 
 
 @pytest.fixture(scope="module")
-def layer(monkeypatch_module):
+def layer():
     """The globals of snippets/layer_batch.py after it ran (its own published values kept apart)."""
-    monkeypatch_module.setattr(publish, "VALUES", {})
-    monkeypatch_module.setattr(publish, "TABLES", {})
-    monkeypatch_module.setattr(plt, "show", lambda *args, **kwargs: None)
-    with contextlib.redirect_stdout(io.StringIO()):
-        namespace = runpy.run_path(str(REPO / "snippets" / "layer_batch.py"))
-    plt.close("all")
-    return namespace
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    with pytest.MonkeyPatch.context() as patch:
-        yield patch
+    return run_snippet("layer_batch")
 
 
 def oracle_alone(layer, tokens, causal=True):

@@ -5,51 +5,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
+from generated import published_table
+from site_nav import NAV
 
 from attention import causal_mask, multi_head_attention, sinusoidal_positions
 from running_example import SENTENCE, embed, projection_weights, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 HOME = REPO / "docs" / "index.md"
-STAGES = REPO / "docs" / "generated" / "home_pipeline" / "table-stages.md"
 LINK = re.compile(r"\]\(([a-z0-9-]+\.md)(?:#[a-z0-9-]+)?\)")
-
-
-class _Loader(yaml.SafeLoader):
-    pass
-
-
-_Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # mkdocs.yml's !ENV and python tags
-
-
-def nav_pages(entries):
-    for entry in entries:
-        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
-        if isinstance(value, list):
-            yield from nav_pages(value)
-        else:
-            yield value
-
-
-def stage_rows():
-    lines = STAGES.read_text(encoding="utf-8").splitlines()
-    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
-    return [dict(zip(header, (cell.strip() for cell in line.strip("|").split("|")))) for line in lines[2:]]
 
 
 @pytest.mark.claim("The home page links every chapter of the site")
 def test_home_links_every_chapter_in_the_nav():
-    nav = list(nav_pages(yaml.load((REPO / "mkdocs.yml").read_text(), Loader=_Loader)["nav"]))
     linked = set(LINK.findall(HOME.read_text(encoding="utf-8")))
-    missing = [page for page in nav if page != "index.md" and page not in linked]
+    missing = [page for page in NAV if page != "index.md" and page not in linked]
     assert missing == []
     assert all((REPO / "docs" / page).is_file() for page in linked)
 
 
 @pytest.mark.claim("Every stage on the home page's map links to the chapter that explains it")
 def test_every_stage_links_an_existing_chapter():
-    rows = stage_rows()
+    rows = published_table("home_pipeline", "stages")
     assert [int(r["#"]) for r in rows] == list(range(1, len(rows) + 1))
     for row in rows:
         page = LINK.search(row["chapter"]).group(1)
@@ -66,7 +43,7 @@ def test_map_shapes_match_the_core_module():
     x = embed(tokens) + sinusoidal_positions(len(tokens), 8)
     w_q, w_k, w_v = projection_weights()
     output, weights = multi_head_attention(x, w_q, w_k, w_v, np.eye(8), 2, causal_mask(len(tokens)))
-    shapes = {r["stage"]: r["shape"] for r in stage_rows()}
+    shapes = {r["stage"]: r["shape"] for r in published_table("home_pipeline", "stages")}
     assert shapes["tokens"] == str((len(tokens),))
     assert shapes["embeddings"] == shapes["+ positions"] == str(x.shape)
     assert shapes["scores"] == shapes["softmax"] == str(weights.shape)

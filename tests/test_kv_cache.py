@@ -5,22 +5,13 @@ subclass record the multiply-adds of every np.matmul (the `@` operator) they
 take part in, while the code under test runs unchanged.
 """
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
+from generated import published
 
 import attention
 from attention import causal_mask, multi_head_attention
 from kv_decoder import KVCache, macs_with_cache, macs_without_cache, step_with_cache, step_without_cache
-
-REPO = Path(__file__).resolve().parents[1]
-GENERATED = REPO / "docs" / "generated"
-
-
-def published(snippet):
-    return {name: entry["value"] for name, entry in json.loads((GENERATED / snippet / "values.json").read_text()).items()}
 
 
 class Counted(np.ndarray):

@@ -5,12 +5,12 @@ plain-loop oracle of tests/oracle.py, one head at a time, as the paper writes it
 docs/generated/mha_*/values.json.
 """
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from generated import published
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import attention as oracle_attention
@@ -19,18 +19,12 @@ from attention import causal_mask, merge_heads, multi_head_attention, split_head
 from running_example import SENTENCE, embed, projection_weights, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = REPO / "docs" / "generated"
 CHAPTER = REPO / "docs" / "multi-head.md"
 TOKENS = tokenize(SENTENCE)
 
 # "Attention Is All You Need" (Vaswani et al., 2017), section 3.2.2: "In this work we employ h = 8 parallel
 # attention layers, or heads. For each of these we use d_k = d_v = d_model/h = 64." (so d_model = 512, section 3.1)
 PAPER = {"h": 8, "d_k": 64, "d_model": 512}
-
-
-def published(snippet):
-    values = json.loads((GENERATED / snippet / "values.json").read_text(encoding="utf-8"))
-    return {name: entry["value"] for name, entry in values.items()}
 
 
 def causal_allowed(n):

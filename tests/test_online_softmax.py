@@ -4,7 +4,6 @@ Oracles: the loop implementation in tests/oracle.py (no NumPy), a two-pass
 softmax written here, and tracemalloc run in a fresh process.
 """
 
-import json
 import math
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from generated import published
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import attention as oracle_attention
@@ -20,11 +20,6 @@ from oracle import softmax_row
 from online_tiles import online_softmax, tiled_attention
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def published(snippet):
-    text = (REPO / "docs" / "generated" / snippet / "values.json").read_text()
-    return {name: entry["value"] for name, entry in json.loads(text).items()}
 
 
 @given(

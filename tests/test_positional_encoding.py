@@ -14,50 +14,21 @@ Literature quoted on docs/positional-encoding.md, recorded here with its source:
   multiplied by hidden_size ** 0.5.
 """
 
-import contextlib
-import functools
-import io
-import json
 import math
 import re
-import runpy
 from pathlib import Path
 
 import numpy as np
 import pytest
+from generated import published, run_snippet
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import positional_encoding
 
-import publish
 from attention import sinusoidal_positions
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8"))
-
-
-def published(snippet):
-    path = REPO / "docs" / "generated" / snippet / "values.json"
-    return {name: entry["value"] for name, entry in json.loads(path.read_text()).items()}
-
-
-@functools.cache
-def snippet(name):
-    """Run snippets/<name>.py once, quietly, and return its namespace (functions included)."""
-    import matplotlib.pyplot as plt
-
-    publish.VALUES.clear()
-    publish.TABLES.clear()
-    show, plt.show = plt.show, lambda *args, **kwargs: None
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            namespace = runpy.run_path(str(REPO / "snippets" / f"{name}.py"), run_name="__main__")
-    finally:
-        plt.show = show
-        plt.close("all")
-        publish.VALUES.clear()
-        publish.TABLES.clear()
-    return namespace
 
 
 @pytest.mark.claim("The vectorised sinusoidal encoding agrees with the formula of section 3.5, entry by entry")
@@ -71,7 +42,7 @@ def test_core_matches_the_formula_oracle(p, pair, half):
 
 
 def test_the_snippet_loop_matches_the_core_module():
-    pe_loop = snippet("pe_heatmap")["pe_loop"]
+    pe_loop = run_snippet("pe_heatmap")["pe_loop"]
     np.testing.assert_allclose(pe_loop(50, 12), sinusoidal_positions(50, 12), atol=1e-12)
     assert published("pe_heatmap")["loop_max_error"] < 1e-13
 
@@ -129,7 +100,7 @@ def test_shift_is_one_linear_map_found_by_least_squares(d_model, k):
     np.testing.assert_allclose(fits[0], fits[1], atol=1e-8)
     np.testing.assert_allclose(fits[0].T @ fits[0], np.eye(d_model), atol=1e-8)
     if d_model == 16:
-        shift_matrix = snippet("pe_relative")["shift_matrix"]
+        shift_matrix = run_snippet("pe_relative")["shift_matrix"]
         np.testing.assert_allclose(shift_matrix(k), fits[0], atol=1e-8)
 
 
@@ -195,7 +166,7 @@ def test_concatenation_is_two_projections_added():
     "and GPT-2 have no LayerNorm there"
 )
 def test_pipelines():
-    ns = snippet("pe_scale")
+    ns = run_snippet("pe_scale")
     rng = np.random.default_rng(9)
     tables = [rng.normal(size=shape) * s for shape, s in (((50, 24), 3.0), ((2, 24), 1.0), ((30, 24), 0.1))]
     ids = rng.integers(50, size=10)

@@ -6,12 +6,11 @@ in the same order and counting with a different computation. General properties 
 Published numbers are read from docs/generated/qkv_*/values.json.
 """
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from generated import published
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import attention as oracle_attention
@@ -20,14 +19,7 @@ from oracle import softmax_row
 from attention import attention_scores
 from running_example import SENTENCE, embed, projection_weights, tokenize
 
-REPO = Path(__file__).resolve().parents[1]
-GENERATED = REPO / "docs" / "generated"
 TOKENS = tokenize(SENTENCE)
-
-
-def published(snippet):
-    values = json.loads((GENERATED / snippet / "values.json").read_text(encoding="utf-8"))
-    return {name: entry["value"] for name, entry in values.items()}
 
 
 def loop_scores(q, k):

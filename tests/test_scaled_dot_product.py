@@ -5,13 +5,13 @@ publishes it (a fresh random generator, a loop, a closed form, finite difference
 outputs in docs/generated/sdpa_*/ against the theory the page states.
 """
 
-import json
 import math
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from generated import published, published_table
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import attention as oracle_attention
@@ -21,21 +21,7 @@ from attention import sinusoidal_positions, softmax
 from running_example import SENTENCE, embed, projection_weights, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = REPO / "docs" / "generated"
 CHAPTER = REPO / "docs" / "scaled-dot-product.md"
-
-
-def published(snippet):
-    """{name: value} of a snippet's committed values.json."""
-    values = json.loads((GENERATED / snippet / "values.json").read_text(encoding="utf-8"))
-    return {name: entry["value"] for name, entry in values.items()}
-
-
-def published_table(snippet, name):
-    """A committed Markdown table as a list of {column: cell text} rows."""
-    lines = (GENERATED / snippet / f"table-{name}.md").read_text(encoding="utf-8").splitlines()
-    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
-    return [dict(zip(header, (cell.strip() for cell in line.strip("|").split("|")))) for line in lines[2:]]
 
 
 def number(cell):

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from bs4 import BeautifulSoup
+from site_nav import NAV
 
 from scripts.ledger import quoted_values
 from scripts.pipeline.notebooks import chapter_snippets
@@ -19,21 +19,6 @@ PROJECT = Project()
 OUTSIDE = re.compile(r"^(https?:)?//")
 
 
-def nav_pages(entries):
-    for entry in entries:
-        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
-        if isinstance(value, list):
-            yield from nav_pages(value)
-        else:
-            yield value
-
-
-class _Loader(yaml.SafeLoader):
-    pass
-
-
-_Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # mkdocs.yml's !ENV and python tags
-NAV = list(nav_pages(yaml.load((REPO / "mkdocs.yml").read_text(), Loader=_Loader)["nav"]))
 CHAPTERS = sorted(p.stem for p in PROJECT.docs.glob("*.md"))
 
 

@@ -5,12 +5,11 @@ threshold from math.exp and math.nextafter; the Jacobian from an element-by-elem
 clipping from a pure-Python loss. Published numbers are read from docs/generated/softmax_*/values.json.
 """
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from generated import published
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import softmax_row
@@ -18,14 +17,7 @@ from oracle import softmax_row
 from attention import attention_scores, softmax, softmax_backward
 from running_example import SENTENCE, embed, projection_weights, tokenize
 
-REPO = Path(__file__).resolve().parents[1]
-GENERATED = REPO / "docs" / "generated"
 TOKENS = tokenize(SENTENCE)
-
-
-def published(snippet):
-    values = json.loads((GENERATED / snippet / "values.json").read_text(encoding="utf-8"))
-    return {name: entry["value"] for name, entry in values.items()}
 
 
 def cat_scores():

@@ -5,12 +5,12 @@ Literature quoted on docs/tokens-to-vectors.md, recorded here: Vaswani et al., "
 section 5.1 (byte-pair encoding "which has a shared source-target vocabulary of about 37000 tokens").
 """
 
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from generated import published
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -20,10 +20,6 @@ from running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_tab
 REPO = Path(__file__).resolve().parents[1]
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "tokens-to-vectors.md").read_text(encoding="utf-8"))
 GENERATED = REPO / "docs" / "generated" / "tokens_embed"
-
-
-def published():
-    return {name: entry["value"] for name, entry in json.loads((GENERATED / "values.json").read_text()).items()}
 
 
 def test_tokens_and_ids_of_the_running_sentence():
@@ -52,7 +48,7 @@ def test_lookup_equals_one_hot_product(table, data):
 
 
 def test_published_lookup_values():
-    values = published()
+    values = published("tokens_embed")
     assert values["onehot_max_error"] == 0.0
     assert values["embed_max_error"] == 0.0
     assert values["vocab_size"] == 6 and values["n_tokens"] == 7
@@ -65,7 +61,7 @@ def test_the_and_the_share_a_vector():
     x = embed(tokens)
     np.testing.assert_array_equal(x[0], x[4])
     assert not np.array_equal(x[0], x[1])
-    values = published()
+    values = published("tokens_embed")
     assert values["the_same_id"] is True and values["the_max_difference"] == 0.0
     assert values["the_positions"] == "0 and 4"
 
@@ -75,7 +71,7 @@ def test_scaling_multiplies_norms_by_sqrt_d_model():
     x = embedding_table(6, D_MODEL)[[5, 1, 4, 3, 5, 2, 0]]
     ratio = np.linalg.norm(x * np.sqrt(D_MODEL), axis=-1) / np.linalg.norm(x, axis=-1)
     np.testing.assert_allclose(ratio, np.sqrt(8.0), rtol=1e-15)
-    values = published()
+    values = published("tokens_embed")
     assert abs(values["norm_scaled_mean"] / values["norm_mean"] - 8**0.5) < 1e-12
 
 

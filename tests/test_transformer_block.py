@@ -4,11 +4,9 @@ Finite differences are the independent oracle: (f(x + h e) - f(x - h e)) / 2h
 for a loss f = sum(output * g), one coordinate e at a time, in float64.
 """
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
+from generated import published
 
 from block_layers import (
     BLOCKS,
@@ -22,13 +20,7 @@ from block_layers import (
     stack_gradients,
 )
 
-REPO = Path(__file__).resolve().parents[1]
 N_HEADS = 2
-
-
-def published(snippet):
-    text = (REPO / "docs" / "generated" / snippet / "values.json").read_text()
-    return {name: entry["value"] for name, entry in json.loads(text).items()}
 
 
 def numerical_gradient(f, x, h=1e-6):

@@ -5,12 +5,12 @@ statistics with a closed form (a two-key softmax is a logistic function of the s
 general properties with Hypothesis. Published numbers are read from docs/generated/weighted_*/values.json.
 """
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from generated import published
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import attention as oracle_attention
@@ -19,18 +19,12 @@ from attention import causal_mask, scaled_dot_product_attention
 from running_example import SENTENCE, embed, projection_weights, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = REPO / "docs" / "generated"
 CHAPTER = REPO / "docs" / "weighted-sum.md"
 TOKENS = tokenize(SENTENCE)
 CAT = TOKENS.index("cat")
 
 # Seed 000, section 4.2, prints this row for "cat" (its sentence has no "." token).
 TUTORIAL_CAT_ROW = [0.02, 0.45, 0.08, 0.15, 0.03, 0.27]
-
-
-def published(snippet):
-    values = json.loads((GENERATED / snippet / "values.json").read_text(encoding="utf-8"))
-    return {name: entry["value"] for name, entry in values.items()}
 
 
 def causal_allowed(n):

@@ -6,48 +6,18 @@ arXiv:1706.03762), Table 1 (section 4), Table 2 and section 6.1, Table 3, sectio
 LaTeX source.
 """
 
-import contextlib
-import functools
-import io
-import json
 import math
 import re
-import runpy
 from pathlib import Path
 
 import numpy as np
 import pytest
+from generated import published, run_snippet
 from hypothesis import given
 from hypothesis import strategies as st
 
-import publish
-
 REPO = Path(__file__).resolve().parents[1]
 PAGE = (REPO / "docs" / "why-attention.md").read_text(encoding="utf-8")
-
-
-def published(snippet):
-    path = REPO / "docs" / "generated" / snippet / "values.json"
-    return {name: entry["value"] for name, entry in json.loads(path.read_text()).items()}
-
-
-@functools.cache
-def snippet(name):
-    """Run snippets/<name>.py once, quietly, and return its namespace (functions included)."""
-    import matplotlib.pyplot as plt
-
-    publish.VALUES.clear()
-    publish.TABLES.clear()
-    show, plt.show = plt.show, lambda *args, **kwargs: None
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            namespace = runpy.run_path(str(REPO / "snippets" / f"{name}.py"), run_name="__main__")
-    finally:
-        plt.show = show
-        plt.close("all")
-        publish.VALUES.clear()
-        publish.TABLES.clear()
-    return namespace
 
 
 def prose(text):
@@ -72,7 +42,7 @@ def smallest_power_reaching(k, n):
 )
 @given(n=st.integers(2, 120), k=st.integers(2, 6))
 def test_counted_steps_follow_the_closed_forms(n, k):
-    ns = snippet("why_path_length")
+    ns = run_snippet("why_path_length")
     steps, conv, rnn = ns["steps_to_connect"], ns["causal_conv"], ns["recurrent_step"]
     assert steps(n, [rnn(n)] * n) == n - 1
     assert steps(n, [conv(n, k)] * n) == -(-(n - 1) // (k - 1))
@@ -124,7 +94,7 @@ def finite_difference_jacobian(f, x, t, eps=1e-6):
 
 
 def test_rnn_chain_rule_matches_finite_differences():
-    rnn_jacobian_norms = snippet("why_rnn_gradient")["rnn_jacobian_norms"]
+    rnn_jacobian_norms = run_snippet("why_rnn_gradient")["rnn_jacobian_norms"]
     rng = np.random.default_rng(11)
     d, n = 5, 9
     w, u = rng.normal(scale=1.2 / np.sqrt(d), size=(d, d)), rng.normal(scale=1 / np.sqrt(d), size=(d, d))
@@ -138,7 +108,7 @@ def test_rnn_chain_rule_matches_finite_differences():
 def test_attention_backward_jacobian_matches_finite_differences():
     from oracle import attention as oracle_attention
 
-    attention_jacobian_norms = snippet("why_rnn_gradient")["attention_jacobian_norms"]
+    attention_jacobian_norms = run_snippet("why_rnn_gradient")["attention_jacobian_norms"]
     rng = np.random.default_rng(12)
     d, n = 4, 6
     w_q, w_k, w_v = (rng.normal(scale=1 / np.sqrt(d), size=(d, d)) for _ in range(3))
