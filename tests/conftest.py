@@ -32,7 +32,8 @@ def _save():
 
 
 def pytest_sessionstart(session):
-    _save()
+    if not session.config.option.collectonly:
+        _save()
 
 
 def pytest_runtest_logreport(report):
