@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from scripts.ledger import claims_table, values_table  # noqa: E402
 from scripts.pipeline.build import build  # noqa: E402
-from scripts.pipeline.notebooks import chapter_snippets  # noqa: E402
+from scripts.pipeline.notebooks import chapter_snippets, notebook_script  # noqa: E402
 from scripts.pipeline.project import Project  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.values")
@@ -53,7 +53,8 @@ NOTEBOOK_BOX = """
     Every snippet of this chapter, in reading order, is also a notebook:
     [the executed notebook](notebooks/{stem}.ipynb) ·
     <a href="../notebooks/{stem}/{stem}.ipynb" download>download .ipynb</a> ·
-    [download .py](notebooks/{stem}.py). Or run any snippet alone: `python snippets/<name>.py`.
+    <a href="../notebooks/{stem}/{stem}.py" download>download .py</a>.
+    Or run any snippet alone: `python snippets/<name>.py`.
 """
 
 
@@ -71,6 +72,14 @@ def on_pre_build(config):
     """While serving, rerun stale snippets first; a failing snippet is reported and the site keeps serving."""
     if _serving and build(Project()) != 0:
         log.warning("some snippets failed; their pages show the previous outputs (see the messages above)")
+
+
+def on_post_build(config):
+    """Beside each notebook the site serves, the same cells as a plain script (derived, never committed)."""
+    for notebook in sorted(Project().notebooks.glob("*.ipynb")):
+        script = Path(config["site_dir"]) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(notebook_script(notebook), encoding="utf-8")
 
 
 def on_page_content(html, page, config, files):

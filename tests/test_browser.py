@@ -101,9 +101,12 @@ def test_search_finds_a_chapter(page, base_url):
     assert page.locator(".md-search-result__item").count() > 0
 
 
-def test_notebook_downloads_are_served(page, base_url):
-    visit(page, base_url, "scaled-dot-product/")
-    for link in page.locator("article a[download], article a[href$='.py']").all():
+@pytest.mark.parametrize("path", ["scaled-dot-product/", "notebooks/scaled-dot-product/"])
+def test_notebook_downloads_are_served(page, base_url, path):
+    visit(page, base_url, path)
+    links = page.locator("a[download]").all()
+    assert len(links) == 2
+    for link in links:
         response = page.request.get(link.evaluate("(a) => a.href"))
         assert response.status == 200 and len(response.body()) > 100
 

@@ -8,6 +8,7 @@ import pytest
 
 from scripts.pipeline.build import build
 from scripts.pipeline.check import check
+from scripts.pipeline.notebooks import notebook_script
 from scripts.pipeline.project import Project
 
 REPO = Path(__file__).resolve().parents[1]
@@ -163,11 +164,11 @@ def test_full_check_reruns_and_compares_bytes(project, capsys):
 def test_notebooks_follow_the_chapters_and_run_as_plain_scripts(project, tmp_path):
     (project.docs / "chapter.md").write_text('# A chapter\n\n```python\n--8<-- "snippets/alpha.py"\n```\n')
     build(project)
-    notebook_py = project.notebooks / "chapter.py"
-    assert (project.notebooks / "chapter.ipynb").exists() and notebook_py.exists()
     assert check(project) == 0
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
+    notebook_py = elsewhere / "chapter.py"
+    notebook_py.write_text(notebook_script(project.notebooks / "chapter.ipynb"))
     result = subprocess.run(
         [sys.executable, str(notebook_py)], cwd=elsewhere, capture_output=True, text=True, env={"MPLBACKEND": "Agg", "PATH": ""}
     )

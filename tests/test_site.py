@@ -75,9 +75,11 @@ def test_chapters_with_snippets_link_an_executed_notebook_and_its_downloads(buil
         notebook = page_html(built_site, f"notebooks/{stem}")
         assert notebook.select(".jp-OutputArea-output"), f"notebook {stem} shows no executed output"
         assert (built_site / "notebooks" / stem / f"{stem}.ipynb").exists()
-        assert (built_site / "notebooks" / f"{stem}.py").exists()
+        assert (built_site / "notebooks" / stem / f"{stem}.py").exists()
         links = {a["href"] for a in page_html(built_site, stem).select("article a[href]")}
-        assert {f"../notebooks/{stem}/", f"../notebooks/{stem}/{stem}.ipynb", f"../notebooks/{stem}.py"} <= links
+        assert {f"../notebooks/{stem}/", f"../notebooks/{stem}/{stem}.ipynb", f"../notebooks/{stem}/{stem}.py"} <= links
+        downloads = {a["href"] for a in notebook.select("p.notebook-downloads a")}
+        assert downloads == {f"{stem}.ipynb", f"{stem}.py"}  # relative to the notebook page, beside the files
 
 
 def test_a_missing_value_fails_the_strict_build(tmp_path):

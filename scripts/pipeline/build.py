@@ -126,7 +126,7 @@ def build(project, names=None, force=False, jobs=2):
             print(f"removed outputs of deleted snippet {name}")
     changed = write_notebooks(project)
     for path in changed:
-        print(f"wrote {project.relative(path)}")
+        print(f"{'wrote' if path.exists() else 'removed'} {project.relative(path)}")
     print(f"outputs step took {time.perf_counter() - start:.2f} s")
     if failures:
         print(f"{len(failures)} snippet(s) failed: {', '.join(sorted(failures))}", file=sys.stderr)

@@ -1,10 +1,10 @@
 """One notebook per chapter, generated from the snippets the chapter includes.
 
-For docs/<chapter>.md the build writes docs/notebooks/<chapter>.ipynb (rendered
-and executed by mkdocs-jupyter, downloadable) and the same cells as a plain
-script, docs/notebooks/<chapter>.py (jupytext's percent format). The first
-cells load the local modules from their text, so a downloaded notebook runs
-anywhere with NumPy and matplotlib and the build writes no files while it runs.
+For docs/<chapter>.md the build writes docs/notebooks/<chapter>.ipynb, which
+mkdocs-jupyter executes and renders; the site also offers the same cells as a
+plain script (``notebook_script``: jupytext's percent format), written at site
+build time. The first cells load the local modules from their text, so a
+downloaded notebook runs anywhere with NumPy and matplotlib and writes no files.
 """
 
 import ast
@@ -101,8 +101,12 @@ def expected_notebooks(project):
             continue
         notebook = build_notebook(project, chapter.stem, markdown, graph)
         files[project.notebooks / f"{chapter.stem}.ipynb"] = nbformat.writes(notebook) + "\n"
-        files[project.notebooks / f"{chapter.stem}.py"] = jupytext.writes(notebook, fmt="py:percent")
     return files
+
+
+def notebook_script(path):
+    """The notebook at ``path`` as a plain Python script (jupytext's percent format)."""
+    return jupytext.writes(jupytext.read(path), fmt="py:percent")
 
 
 def _existing(project):
