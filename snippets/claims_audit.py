@@ -26,6 +26,7 @@ from attention import (
     split_heads,
 )
 from claims_seeds import SEED_000_CODE, SelfAttention, manual_self_attention, seed000_heads
+from debug_tools import numeric_gradient
 from plotting import COLORS
 from publish import VALUES, table, value
 from running_example import SENTENCE, embed, projection_weights, tokenize
@@ -351,23 +352,14 @@ def loss(q_, k_, v_):
     return np.sum(scaled_dot_product_attention(q_, k_, v_, causal_mask(5))[0] * gg)
 
 
-def numeric(f, x, eps=1e-6):
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        step = np.zeros_like(x)
-        step[i] = eps
-        grad[i] = (f(x + step) - f(x - step)) / (2 * eps)
-    return grad
-
-
-checks = [(dq, numeric(lambda a: loss(a, kg, vg), qg)), (dk, numeric(lambda a: loss(qg, a, vg), kg)),
-          (dv, numeric(lambda a: loss(qg, kg, a), vg))]
+checks = [(dq, numeric_gradient(lambda a: loss(a, kg, vg), qg)), (dk, numeric_gradient(lambda a: loss(qg, a, vg), kg)),
+          (dv, numeric_gradient(lambda a: loss(qg, kg, a), vg))]
 value("gradcheck_error", max(np.abs(a - b).max() / np.abs(b).max() for a, b in checks), "{:.0e}")
 weights_g = scaled_dot_product_attention(qg, kg, vg, causal_mask(5))[1]
 value("dv_is_weights_t_g", np.abs(dv - weights_g.T @ gg).max(), "{:.0e}")
 logits = rng.normal(size=(6, 6))
 value("l1_row_norm", np.abs(softmax(logits)).sum(-1).max(), "{:.1f}")
-value("l1_grad", np.abs(numeric(lambda s: np.abs(softmax(s)).sum(), logits)).max(), "{:.0e}")
+value("l1_grad", np.abs(numeric_gradient(lambda s: np.abs(softmax(s)).sum(), logits)).max(), "{:.0e}")
 distance = np.abs(np.arange(6)[:, None] - np.arange(6)[None, :])  # |i - j|
 short = (distance <= 1).astype(float)  # penalise weight on keys at distance 0 or 1
 s = logits.copy()
