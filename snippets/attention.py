@@ -186,7 +186,8 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
     """Multi-head self-attention: heads attend separately, then W_o mixes them.
 
     x (..., L, d_model); w_q, w_k, w_v, w_o (d_model, d_model), applied as x @ w.
-    mask: boolean, broadcastable to (..., L, L), shared by every head.
+    mask: boolean, broadcastable to (..., L, L) and shared by every head, or, with a head
+    axis, broadcastable to (..., n_heads, L, L) (e.g. PyTorch-style (B, 1, 1, L)).
     Returns output (..., L, d_model) and weights (..., n_heads, L, L).
     """
     x = np.asarray(x, dtype=np.float64)
@@ -198,7 +199,9 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
             raise ValueError(f"{name} must be ({d_model}, {d_model}) for x of shape {x.shape}, got {np.shape(w)}")
     if n_heads < 1 or d_model % n_heads:
         raise ValueError(f"d_model = {d_model} (x of shape {x.shape}) is not divisible by n_heads = {n_heads}")
-    if mask is not None:
+    if mask is not None and np.ndim(mask) > len(batch) + 2:  # a head axis: one mask per head, (..., h, L, L)
+        mask = _check_mask(mask, (*batch, n_heads, length, length))
+    elif mask is not None:
         scores_shape = (*batch, length, length)
         mask = np.broadcast_to(_check_mask(mask, scores_shape), scores_shape)
         mask = mask[..., None, :, :]  # (..., 1, L, L): the same mask for every head

@@ -127,6 +127,21 @@ def test_multi_head_attention_takes_a_padding_mask_per_sentence():
     assert (weights[0] > 0).all()
 
 
+def test_multi_head_attention_takes_a_mask_with_a_head_axis():
+    x = rng.normal(size=(2, 4, 6))
+    ws = [rng.normal(size=(6, 6)) for _ in range(4)]
+    lengths = padding_mask(np.array([4, 2]), 4)  # (B, 1, L)
+    shared = multi_head_attention(x, *ws, n_heads=3, mask=lengths)
+    per_head = multi_head_attention(x, *ws, n_heads=3, mask=lengths[:, None])  # (B, 1, 1, L)
+    np.testing.assert_array_equal(shared[1], per_head[1])
+    head_masks = np.broadcast_to(causal_mask(4), (2, 3, 4, 4)).copy()
+    head_masks[:, 1] = True  # head 1 sees everything
+    _, weights = multi_head_attention(x, *ws, n_heads=3, mask=head_masks)
+    assert (weights[:, 1, 0, 1:] > 0).all() and (weights[:, 0, 0, 1:] == 0).all()
+    with pytest.raises(ValueError, match=r"\(2, 2, 4, 4\)"):
+        multi_head_attention(x, *ws, n_heads=3, mask=np.ones((2, 2, 4, 4), bool))
+
+
 @pytest.mark.parametrize(
     "call, words",
     [
