@@ -116,28 +116,20 @@ def test_code_blocks_have_a_copy_button(page, base_url):
     assert page.locator("article pre button[data-md-type=copy]").count() > 0
 
 
-@pytest.mark.claim("Every chapter passes axe-core with no serious or critical violation, in light and dark mode")
+@pytest.mark.claim("Every chapter and notebook page passes axe-core with no serious or critical violation, in light and dark mode")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_chapters_have_no_serious_accessibility_violations(browser, base_url, scheme):
+def test_pages_have_no_serious_accessibility_violations(browser, base_url, scheme):
     context = browser.new_context(color_scheme=scheme)
     tab = context.new_page()
     axe = Axe()
+    paths = ["" if stem == "index" else f"{stem}/" for stem in CHAPTERS]
+    paths += [f"notebooks/{p.stem}/" for p in sorted((REPO / "docs" / "notebooks").glob("*.ipynb"))]
     found = []
-    for stem in CHAPTERS:
-        tab.goto(base_url + ("" if stem == "index" else f"{stem}/"), wait_until="networkidle")
+    for path in paths:
+        tab.goto(base_url + path, wait_until="networkidle")
         for violation in axe.run(tab).response["violations"]:
             if violation["impact"] in ("serious", "critical"):
                 targets = [node["target"] for node in violation["nodes"][:3]]
-                found.append(f"{stem} ({scheme}): {violation['id']} at {targets}")
+                found.append(f"/{path} ({scheme}): {violation['id']} at {targets}")
     context.close()
     assert found == []
-
-
-def test_notebook_pages_have_no_serious_violations_beyond_code_colours(browser, base_url):
-    """JupyterLab's syntax colours (inlined by mkdocs-jupyter) fall short of 4.5:1; every other rule must pass."""
-    context = browser.new_context()
-    tab = context.new_page()
-    tab.goto(base_url + "notebooks/scaled-dot-product/", wait_until="networkidle")
-    violations = Axe().run(tab, options={"rules": {"color-contrast": {"enabled": False}}}).response["violations"]
-    context.close()
-    assert [v["id"] for v in violations if v["impact"] in ("serious", "critical")] == []
