@@ -93,6 +93,3 @@ def values_table(project):
         rows.append(f"| [{page}]({page}) | `{snippet}.{name}` = {text} | `snippets/{snippet}.py` | {status} |")
     return "\n".join(rows) + "\n"
 
-
-def counts(project):
-    return len(test_claims(project.root / "tests")), len(quoted_values(project))

@@ -10,7 +10,6 @@ import filecmp
 import shutil
 import sys
 
-from . import store
 from .build import execute, orphans, plan
 from .notebooks import stale_notebooks
 
