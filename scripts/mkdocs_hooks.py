@@ -1,4 +1,9 @@
-"""MkDocs hooks: inline snippet values into prose, and rerun stale snippets while serving.
+"""MkDocs hooks: what the site adds to MkDocs, in build order.
+
+- on_pre_build: while `mkdocs serve` runs, rerun stale snippets (a failure is reported; serving goes on).
+- on_page_markdown: inline snippet values, append each chapter's notebook links, fill in the ledger tables.
+- on_page_content: notebook pages get alt text on output figures and keyboard-scrollable code cells.
+- on_post_build: write the plain-script twin (.py) beside every notebook the site serves.
 
 In a chapter, ``{{ snippet_name.value_name }}`` becomes the text that
 ``publish.value("value_name", ...)`` produced in snippets/snippet_name.py. A
