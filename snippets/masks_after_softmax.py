@@ -10,12 +10,9 @@ import numpy as np
 
 from attention import attention_scores, causal_mask, scaled_dot_product_attention, softmax
 from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from running_example import running_qkv
 
-tokens = tokenize(SENTENCE)
-x = embed(tokens)  # (L, d_model)
-w_q, w_k, w_v = projection_weights()
-q, k, v = x @ w_q, x @ w_k, x @ w_v  # each (L, d_k)
+tokens, q, k, v = running_qkv()  # the running sentence; q, k, v each (L, d_k)
 scores = attention_scores(q, k)  # (L, L)
 allowed = causal_mask(len(tokens))  # (L, L) boolean, True = may attend
 blocked = (~allowed).astype(float)  # (L, L) float, 1 = masked

@@ -39,3 +39,11 @@ def projection_weights(d_model=D_MODEL, d_k=D_MODEL, seed=1):
     """W_q, W_k, W_v of shape (d_model, d_k), entries N(0, 1/d_model): unit-variance q, k, v."""
     rng = np.random.default_rng(seed)
     return tuple(rng.normal(scale=1 / np.sqrt(d_model), size=(d_model, d_k)) for _ in range(3))
+
+
+def running_qkv(d_model=D_MODEL, seed=1):
+    """The running sentence's tokens and its queries, keys and values: (L,) tokens, three (L, d_k) arrays."""
+    tokens = tokenize(SENTENCE)
+    x = embed(tokens, d_model)  # (L, d_model)
+    w_q, w_k, w_v = projection_weights(d_model, d_model, seed)
+    return tokens, x @ w_q, x @ w_k, x @ w_v  # each (L, d_k)
