@@ -35,8 +35,8 @@ import numpy as np  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "snippets"))
 
-from attention import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads  # noqa: E402
-from online_tiles import tiled_attention  # noqa: E402
+from lib.attention import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads  # noqa: E402
+from lib.online_tiles import tiled_attention  # noqa: E402
 
 FULL = {
     "tiling": {"lengths": [256, 512, 1024, 2048], "d": 64, "tiles": [64, 256]},

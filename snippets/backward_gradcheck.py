@@ -8,8 +8,8 @@ mask, batch and head dimensions with padding, and a mask with a query row whose 
 
 import numpy as np
 
-from attention import causal_mask, padding_mask, scaled_dot_product_attention, scaled_dot_product_attention_backward
-from publish import table, value
+from lib.attention import causal_mask, padding_mask, scaled_dot_product_attention, scaled_dot_product_attention_backward
+from lib.publish import table, value
 
 rng = np.random.default_rng(0)
 

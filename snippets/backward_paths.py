@@ -11,10 +11,10 @@ what each key receives on each path.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import scaled_dot_product_attention, scaled_dot_product_attention_backward, softmax_backward
-from plotting import COLORS
-from publish import value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import scaled_dot_product_attention, scaled_dot_product_attention_backward, softmax_backward
+from lib.plotting import COLORS
+from lib.publish import value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

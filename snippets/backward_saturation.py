@@ -11,9 +11,9 @@ gradient with respect to q is sqrt(d_k) times the core's dq. We plot the gradien
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import scaled_dot_product_attention, scaled_dot_product_attention_backward
-from plotting import COLORS
-from publish import table, value
+from lib.attention import scaled_dot_product_attention, scaled_dot_product_attention_backward
+from lib.plotting import COLORS
+from lib.publish import table, value
 
 rng = np.random.default_rng(0)
 L, DRAWS = 8, 500

@@ -8,8 +8,8 @@ the full product and with central finite differences, and shows that J's rows su
 
 import numpy as np
 
-from attention import softmax, softmax_backward
-from publish import value
+from lib.attention import softmax, softmax_backward
+from lib.publish import value
 
 np.set_printoptions(precision=3, suppress=True)
 rng = np.random.default_rng(0)

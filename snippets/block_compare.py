@@ -9,9 +9,9 @@ input through unchanged, while the post-norm block still normalises it.
 
 import numpy as np
 
-from block_layers import EPS, init_params, post_norm_block, pre_norm_block
-from publish import table, value
-from running_example import SENTENCE, embed, tokenize
+from lib.block_layers import EPS, init_params, post_norm_block, pre_norm_block
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

@@ -10,9 +10,9 @@ number is the geometric mean over 10 random draws of weights, input and g.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from block_layers import BLOCKS, init_params, stack_gradients
-from plotting import COLORS
-from publish import table, value
+from lib.block_layers import BLOCKS, init_params, stack_gradients
+from lib.plotting import COLORS
+from lib.publish import table, value
 
 L, d_model, n_heads, d_ff, n_draws = 16, 32, 4, 128, 10
 KINDS = ["post-norm", "pre-norm"]

@@ -15,7 +15,7 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import (
+from lib.attention import (
     causal_mask,
     padding_mask,
     scaled_dot_product_attention,
@@ -25,11 +25,11 @@ from attention import (
     softmax_backward,
     split_heads,
 )
-from claims_seeds import SEED_000_CODE, SelfAttention, manual_self_attention, seed000_heads
-from debug_tools import numeric_gradient
-from plotting import COLORS
-from publish import VALUES, table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.claims_seeds import SEED_000_CODE, SelfAttention, manual_self_attention, seed000_heads
+from lib.debug_tools import numeric_gradient
+from lib.plotting import COLORS
+from lib.publish import VALUES, table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 rng = np.random.default_rng(2017)
 
@@ -727,7 +727,7 @@ CLAIMS = [
     ("C000-01", "000 §1", "code", "The core is 20 lines of NumPy.", only_when("\"20\" means about 20"),
      "The reconstructed function has {seed000_statements} statements.", ""),
     ("C000-48", "000 §4.1", "code", "The implementation uses only NumPy.", HOLDS, "The reconstruction imports NumPy "
-     "only (snippets/claims_seeds.py).", ""),
+     "only (snippets/lib/claims_seeds.py).", ""),
     ("C000-49", "000 §4.1", "code", "20 core lines, every line commented.", only_when("\"every line\" means every "
      "block"),
      "{seed000_statements} statements; comments head blocks of lines (the stored text lost its line breaks).", ""),

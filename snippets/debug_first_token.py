@@ -9,9 +9,9 @@ spreads its weight evenly: query i sees i + 1 keys, and key 0 is always one.
 
 import numpy as np
 
-from attention import causal_mask, scaled_dot_product_attention, sinusoidal_positions
-from publish import table, value
-from running_example import SENTENCE, embed, tokenize
+from lib.attention import causal_mask, scaled_dot_product_attention, sinusoidal_positions
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, tokenize
 
 tokens = tokenize(SENTENCE)  # 7 tokens
 L, d_model, d_k = len(tokens), 128, 64

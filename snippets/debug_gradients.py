@@ -8,15 +8,15 @@ L1 penalty on attention weights has zero gradient, because every row sums to 1.
 
 import numpy as np
 
-from attention import (
+from lib.attention import (
     causal_mask,
     scaled_dot_product_attention,
     scaled_dot_product_attention_backward,
     softmax,
     softmax_backward,
 )
-from debug_tools import numeric_gradient, relative_error
-from publish import value
+from lib.debug_tools import numeric_gradient, relative_error
+from lib.publish import value
 
 rng = np.random.default_rng(4)
 L, d = 7, 8

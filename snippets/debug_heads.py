@@ -8,9 +8,9 @@ much each initial scale of W_o shrinks or grows the layer's output.
 
 import numpy as np
 
-from attention import multi_head_attention, sinusoidal_positions
-from publish import table, value
-from running_example import SENTENCE, embed, tokenize
+from lib.attention import multi_head_attention, sinusoidal_positions
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, tokenize
 
 tokens = tokenize(SENTENCE)  # 7 tokens
 L, d_model, n_heads = len(tokens), 128, 2

@@ -9,11 +9,11 @@ seed 000's "1 = blocked" mask handed to an API where True means "may attend".
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import causal_mask, scaled_dot_product_attention, softmax
-from debug_tools import future_leak
-from plotting import weights_heatmap
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, scaled_dot_product_attention, softmax
+from lib.debug_tools import future_leak
+from lib.plotting import weights_heatmap
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 tokens = tokenize(SENTENCE)  # 7 tokens
 L = len(tokens)

@@ -10,9 +10,9 @@ import warnings
 
 import numpy as np
 
-from attention import causal_mask, scaled_dot_product_attention, softmax
-from debug_tools import naive_softmax
-from publish import table, value
+from lib.attention import causal_mask, scaled_dot_product_attention, softmax
+from lib.debug_tools import naive_softmax
+from lib.publish import table, value
 
 rng = np.random.default_rng(3)
 tokens = ["[PAD]", "[PAD]", "The", "cat", "sat"]  # left-padded to length 5

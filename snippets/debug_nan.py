@@ -10,10 +10,10 @@ import warnings
 
 import numpy as np
 
-from attention import sinusoidal_positions, softmax, softmax_backward
-from debug_tools import naive_softmax
-from publish import table, value
-from running_example import SENTENCE, embed, tokenize
+from lib.attention import sinusoidal_positions, softmax, softmax_backward
+from lib.debug_tools import naive_softmax
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, tokenize
 
 np.set_printoptions(precision=3)
 tokens = tokenize(SENTENCE)  # 7 tokens

@@ -9,11 +9,11 @@ key still gets score 0, and exp(0) = 1 is not 0.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import padding_mask, scaled_dot_product_attention
-from debug_tools import padding_weight
-from plotting import weights_heatmap
-from publish import value
-from running_example import build_vocab, embedding_table, projection_weights, tokenize
+from lib.attention import padding_mask, scaled_dot_product_attention
+from lib.debug_tools import padding_weight
+from lib.plotting import weights_heatmap
+from lib.publish import value
+from lib.running_example import build_vocab, embedding_table, projection_weights, tokenize
 
 sentences = ["The cat sat on the mat.", "The cat sat."]
 token_lists = [tokenize(s) for s in sentences]  # 7 and 4 tokens

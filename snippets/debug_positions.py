@@ -9,8 +9,8 @@ down-and-up resampling does to sinusoidal encodings.
 
 import numpy as np
 
-from attention import scaled_dot_product_attention_backward, sinusoidal_positions
-from publish import value
+from lib.attention import scaled_dot_product_attention_backward, sinusoidal_positions
+from lib.publish import value
 
 rng = np.random.default_rng(8)
 n_table, n_used, d_model = 512, 128, 64

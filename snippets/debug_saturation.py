@@ -10,11 +10,11 @@ embeddings; only the scale changes.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import attention_scores, sinusoidal_positions, softmax
-from debug_tools import weight_stats
-from plotting import weights_heatmap
-from publish import table, value
-from running_example import SENTENCE, embed, tokenize
+from lib.attention import attention_scores, sinusoidal_positions, softmax
+from lib.debug_tools import weight_stats
+from lib.plotting import weights_heatmap
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, tokenize
 
 tokens = tokenize(SENTENCE)  # 7 tokens
 L = len(tokens)

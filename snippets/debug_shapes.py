@@ -8,10 +8,10 @@ that raises nothing at all.
 
 import numpy as np
 
-from attention import causal_mask, scaled_dot_product_attention
-from debug_tools import capture_error, naive_softmax, shape_report
-from publish import value
-from running_example import SENTENCE, embed, tokenize
+from lib.attention import causal_mask, scaled_dot_product_attention
+from lib.debug_tools import capture_error, naive_softmax, shape_report
+from lib.publish import value
+from lib.running_example import SENTENCE, embed, tokenize
 
 rng = np.random.default_rng(0)
 tokens = tokenize(SENTENCE)  # 7 tokens

@@ -10,10 +10,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
-from attention import causal_mask, merge_heads, sinusoidal_positions, softmax, split_heads
-from plotting import COLORS
-from publish import table
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, merge_heads, sinusoidal_positions, softmax, split_heads
+from lib.plotting import COLORS
+from lib.publish import table
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 h = 2  # heads
 tokens = tokenize(SENTENCE)  # L tokens

@@ -9,9 +9,9 @@ counting the multiply-adds of every matrix product the steps actually run.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from kv_decoder import macs_with_cache, macs_without_cache
-from plotting import COLORS
-from publish import table, value
+from lib.kv_decoder import macs_with_cache, macs_without_cache
+from lib.plotting import COLORS
+from lib.publish import table, value
 
 # --8<-- [start:count]
 d_model = 64

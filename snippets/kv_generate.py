@@ -11,11 +11,11 @@ agree.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import causal_mask, multi_head_attention, sinusoidal_positions
-from kv_decoder import KVCache, step_with_cache, step_without_cache
-from plotting import weights_heatmap
-from publish import value
-from running_example import D_MODEL, SENTENCE, build_vocab, embedding_table, tokenize
+from lib.attention import causal_mask, multi_head_attention, sinusoidal_positions
+from lib.kv_decoder import KVCache, step_with_cache, step_without_cache
+from lib.plotting import weights_heatmap
+from lib.publish import value
+from lib.running_example import D_MODEL, SENTENCE, build_vocab, embedding_table, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

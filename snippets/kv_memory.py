@@ -6,8 +6,8 @@ position, so a cache for L positions holds 2 * n_layers * L * d_model numbers.
 
 import numpy as np
 
-from kv_decoder import KVCache
-from publish import table, value
+from lib.kv_decoder import KVCache
+from lib.publish import table, value
 
 
 def human(n_bytes):

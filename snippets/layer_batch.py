@@ -11,7 +11,7 @@ sentence's output equals running that sentence alone, without padding.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import (
+from lib.attention import (
     causal_mask,
     merge_heads,
     multi_head_attention,
@@ -20,9 +20,9 @@ from attention import (
     softmax,
     split_heads,
 )
-from plotting import weights_heatmap
-from publish import table, value
-from running_example import D_MODEL, projection_weights, tokenize
+from lib.plotting import weights_heatmap
+from lib.publish import table, value
+from lib.running_example import D_MODEL, projection_weights, tokenize
 
 SENTENCES = ["The cat sat on the mat.", "A dog ran.", "Dogs chase the cat."]
 PAD = "<pad>"

@@ -8,9 +8,9 @@ does not. We compare the variants on the running sentence with a causal mask.
 
 import numpy as np
 
-from attention import attention_scores, causal_mask, scaled_dot_product_attention, softmax
-from publish import table, value
-from running_example import running_qkv
+from lib.attention import attention_scores, causal_mask, scaled_dot_product_attention, softmax
+from lib.publish import table, value
+from lib.running_example import running_qkv
 
 tokens, q, k, v = running_qkv()  # the running sentence; q, k, v each (L, d_k)
 scores = attention_scores(q, k)  # (L, L)

@@ -13,10 +13,10 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from attention import causal_mask, padding_mask, scaled_dot_product_attention
-from plotting import weights_heatmap
-from publish import value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, padding_mask, scaled_dot_product_attention
+from lib.plotting import weights_heatmap
+from lib.publish import value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 np.set_printoptions(precision=2, suppress=True)
 

@@ -11,9 +11,9 @@ import warnings
 
 import numpy as np
 
-from attention import attention_scores, causal_mask, scaled_dot_product_attention, softmax
-from publish import table, value
-from running_example import running_qkv
+from lib.attention import attention_scores, causal_mask, scaled_dot_product_attention, softmax
+from lib.publish import table, value
+from lib.running_example import running_qkv
 
 np.set_printoptions(precision=3, suppress=True)
 

@@ -9,10 +9,10 @@ and no mask at all let the future leak into the past.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import causal_mask, scaled_dot_product_attention
-from plotting import COLORS
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, scaled_dot_product_attention
+from lib.plotting import COLORS
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 tokens = tokenize(SENTENCE)
 x = embed(tokens)  # (L, d_model)

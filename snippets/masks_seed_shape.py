@@ -9,9 +9,9 @@ show what our core says for the same mistake, and the fix.
 
 import numpy as np
 
-from attention import attention_scores, causal_mask, scaled_dot_product_attention
-from publish import value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import attention_scores, causal_mask, scaled_dot_product_attention
+from lib.publish import value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 tokens = tokenize(SENTENCE)[:5]  # ['The', 'cat', 'sat', 'on', 'the']: a 5-token sentence
 x = embed(tokens)  # (5, d_model)

@@ -13,8 +13,8 @@ per-head (128, 64) matrix a mistake.
 
 import numpy as np
 
-from attention import causal_mask, multi_head_attention, scaled_dot_product_attention, split_heads
-from publish import table, value
+from lib.attention import causal_mask, multi_head_attention, scaled_dot_product_attention, split_heads
+from lib.publish import table, value
 
 rng = np.random.default_rng(7)
 L = 7  # positions, as in "The cat sat on the mat."

@@ -9,10 +9,10 @@ scale, and check the step-by-step result against the core module.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import causal_mask, merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
-from plotting import weights_heatmap
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
+from lib.plotting import weights_heatmap
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

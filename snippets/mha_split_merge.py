@@ -12,10 +12,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
 
-from attention import causal_mask, merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
-from plotting import COLORS
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
+from lib.plotting import COLORS
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 tokens = tokenize(SENTENCE)  # 7 tokens
 x = embed(tokens)  # (L, d_model)

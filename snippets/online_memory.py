@@ -12,10 +12,10 @@ import tracemalloc
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import scaled_dot_product_attention
-from online_tiles import tiled_attention
-from plotting import COLORS
-from publish import table, value
+from lib.attention import scaled_dot_product_attention
+from lib.online_tiles import tiled_attention
+from lib.plotting import COLORS
+from lib.publish import table, value
 
 
 # --8<-- [start:peak]

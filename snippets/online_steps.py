@@ -8,10 +8,10 @@ sequence whose length is not a multiple of the tile.
 
 import numpy as np
 
-from attention import scaled_dot_product_attention, softmax
-from online_tiles import online_softmax, tiled_attention
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import scaled_dot_product_attention, softmax
+from lib.online_tiles import online_softmax, tiled_attention
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 rng = np.random.default_rng(0)

@@ -10,11 +10,11 @@ breaks both. We measure every case as a largest absolute difference.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import causal_mask, multi_head_attention
-from attention import scaled_dot_product_attention, sinusoidal_positions
-from plotting import weights_heatmap
-from publish import table, value
-from running_example import D_MODEL, SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, multi_head_attention
+from lib.attention import scaled_dot_product_attention, sinusoidal_positions
+from lib.plotting import weights_heatmap
+from lib.publish import table, value
+from lib.running_example import D_MODEL, SENTENCE, embed, projection_weights, tokenize
 
 tokens = tokenize(SENTENCE)
 L = len(tokens)

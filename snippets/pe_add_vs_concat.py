@@ -11,10 +11,10 @@ position-content and position-position.
 import matplotlib.pyplot as plt
 import numpy as np
 
-import plotting  # noqa: F401  (the site's figure style)
-from attention import attention_scores, sinusoidal_positions
-from publish import table, value
-from running_example import D_MODEL, SENTENCE, embed, projection_weights, tokenize
+from lib import plotting  # noqa: F401  (the site's figure style)
+from lib.attention import attention_scores, sinusoidal_positions
+from lib.publish import table, value
+from lib.running_example import D_MODEL, SENTENCE, embed, projection_weights, tokenize
 
 tokens = tokenize(SENTENCE)
 x = embed(tokens)  # (L, d_model)

@@ -13,10 +13,10 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-import plotting  # noqa: F401  (the site's figure style)
-from attention import sinusoidal_positions
-from publish import value
-from running_example import D_MODEL, SENTENCE, embed, tokenize
+from lib import plotting  # noqa: F401  (the site's figure style)
+from lib.attention import sinusoidal_positions
+from lib.publish import value
+from lib.running_example import D_MODEL, SENTENCE, embed, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

@@ -9,9 +9,9 @@ A consequence: PE(p) . PE(q) = sum_i cos(w_i (p - q)) depends on p - q only.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import sinusoidal_positions
-from plotting import COLORS
-from publish import value
+from lib.attention import sinusoidal_positions
+from lib.plotting import COLORS
+from lib.publish import value
 
 np.set_printoptions(precision=3, suppress=True)
 

@@ -11,9 +11,9 @@ position embeddings, nothing else). Tables are random, at their initial scale.
 
 import numpy as np
 
-from attention import sinusoidal_positions
-from publish import table, value
-from running_example import D_MODEL, SENTENCE, embed, tokenize
+from lib.attention import sinusoidal_positions
+from lib.publish import table, value
+from lib.running_example import D_MODEL, SENTENCE, embed, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

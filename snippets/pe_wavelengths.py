@@ -10,10 +10,10 @@ itself, and measure how much each dimension changes from one position to the nex
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import sinusoidal_positions
-from plotting import COLORS
-from publish import table, value
-from running_example import D_MODEL
+from lib.attention import sinusoidal_positions
+from lib.plotting import COLORS
+from lib.publish import table, value
+from lib.running_example import D_MODEL
 
 np.set_printoptions(precision=3, suppress=True)
 

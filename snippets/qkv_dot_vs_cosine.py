@@ -11,10 +11,10 @@ many random sentences.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import softmax
-from plotting import COLORS
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import softmax
+from lib.plotting import COLORS
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 
 def cosine(a, b):

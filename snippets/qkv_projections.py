@@ -8,9 +8,9 @@ on W_q and W_k; W_v changes the output but never the weights.
 
 import numpy as np
 
-from attention import scaled_dot_product_attention
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import scaled_dot_product_attention
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

@@ -12,9 +12,9 @@ products almost always, more so as d_model grows.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import attention_scores, softmax
-from plotting import COLORS
-from publish import table, value
+from lib.attention import attention_scores, softmax
+from lib.plotting import COLORS
+from lib.publish import table, value
 
 rng = np.random.default_rng(2024)
 n_sentences, length = 2000, 7

@@ -8,9 +8,9 @@ weights are still not symmetric, because softmax normalises each row on its own.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import attention_scores, softmax
-from publish import value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import attention_scores, softmax
+from lib.publish import value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 np.set_printoptions(precision=2, suppress=True)
 

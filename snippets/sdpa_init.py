@@ -19,10 +19,10 @@ then over random sentences at seed 000's sizes, then over a sweep of sigma_W.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import scaled_dot_product_attention_backward, softmax
-from plotting import COLORS, weights_heatmap
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import scaled_dot_product_attention_backward, softmax
+from lib.plotting import COLORS, weights_heatmap
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 rng = np.random.default_rng(128)
 

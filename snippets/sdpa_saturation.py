@@ -12,9 +12,9 @@ diag(p) - p p^T, the factor every gradient to the scores passes through
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import softmax
-from plotting import COLORS
-from publish import table, value
+from lib.attention import softmax
+from lib.plotting import COLORS
+from lib.publish import table, value
 
 rng = np.random.default_rng(64)
 L = 7  # keys per row, as in "The cat sat on the mat."

@@ -13,8 +13,8 @@ our own seeded generator (any seed gives the same picture) and measure.
 
 import numpy as np
 
-from attention import sinusoidal_positions, softmax, split_heads
-from publish import value
+from lib.attention import sinusoidal_positions, softmax, split_heads
+from lib.publish import value
 
 rng = np.random.default_rng(42)
 np.set_printoptions(precision=3, linewidth=100)

@@ -10,10 +10,10 @@ through them, checks the result against the core module, and draws the weights.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import scaled_dot_product_attention, softmax
-from plotting import weights_heatmap
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import scaled_dot_product_attention, softmax
+from lib.plotting import weights_heatmap
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 np.set_printoptions(precision=3, suppress=True, linewidth=100)
 

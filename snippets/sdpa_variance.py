@@ -10,8 +10,8 @@ standard deviation sigma other than 1: the scaled variance is sigma^4, not 1.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from plotting import COLORS
-from publish import table, value
+from lib.plotting import COLORS
+from lib.publish import table, value
 
 rng = np.random.default_rng(2017)
 N_PAIRS = 10_000  # random (q, k) pairs per d_k

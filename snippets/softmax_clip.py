@@ -10,9 +10,9 @@ is exact; clipping throws away every gap between scores above 50.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import softmax, softmax_backward
-from plotting import COLORS
-from publish import table, value
+from lib.attention import softmax, softmax_backward
+from lib.plotting import COLORS
+from lib.publish import table, value
 
 np.set_printoptions(precision=3, suppress=False)
 

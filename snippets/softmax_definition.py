@@ -9,9 +9,9 @@ changes nothing.
 
 import numpy as np
 
-from attention import attention_scores, softmax
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import attention_scores, softmax
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 tokens = tokenize(SENTENCE)
 x = embed(tokens)  # (L, d_model)

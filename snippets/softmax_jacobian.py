@@ -9,8 +9,8 @@ building it), and watch J shrink as the weights saturate.
 
 import numpy as np
 
-from attention import softmax, softmax_backward
-from publish import table, value
+from lib.attention import softmax, softmax_backward
+from lib.publish import table, value
 
 np.set_printoptions(precision=4, suppress=True)
 

@@ -10,8 +10,8 @@ breaks, by bisection, and compare both forms on a few rows.
 
 import numpy as np
 
-from attention import softmax
-from publish import table, value
+from lib.attention import softmax
+from lib.publish import table, value
 
 
 # --8<-- [start:forms]

@@ -10,10 +10,10 @@ sqrt(d_k) applied to the raw dot products.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import attention_scores, softmax
-from plotting import COLORS
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import attention_scores, softmax
+from lib.plotting import COLORS
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 tokens = tokenize(SENTENCE)
 x = embed(tokens)  # (L, d_model)

@@ -10,10 +10,10 @@ looked-up rows by sqrt(d_model) ("Attention Is All You Need", section 3.4).
 import matplotlib.pyplot as plt
 import numpy as np
 
-from plotting import weights_heatmap
-from publish import table, value
-from running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table
-from running_example import tokenize
+from lib.plotting import weights_heatmap
+from lib.publish import table, value
+from lib.running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table
+from lib.running_example import tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

@@ -7,8 +7,8 @@ recompute the loss, and compare the slope with the hand-written gradient (float6
 
 import numpy as np
 
-from publish import table, value
-from tiny_model import REFERENCE_VOCAB, backward, cross_entropy, forward, init_params, reference_batch, reverse_batch
+from lib.publish import table, value
+from lib.tiny_model import REFERENCE_VOCAB, backward, cross_entropy, forward, init_params, reference_batch, reverse_batch
 
 # --8<-- [start:check]
 def loss_and_grads(params, batch, **options):

@@ -11,9 +11,9 @@ attention accuracy: the share of sentences whose largest weight lands on the ani
 import matplotlib.pyplot as plt
 import numpy as np
 
-from plotting import COLORS
-from publish import value
-from tiny_model import OBJECTS, REFERENCE_VOCAB, TEMPLATES, evaluate, init_params, reference_batch, train, words
+from lib.plotting import COLORS
+from lib.publish import value
+from lib.tiny_model import OBJECTS, REFERENCE_VOCAB, TEMPLATES, evaluate, init_params, reference_batch, train, words
 
 np.set_printoptions(precision=3, suppress=True)
 

@@ -11,9 +11,9 @@ from math import comb, factorial, prod
 import matplotlib.pyplot as plt
 import numpy as np
 
-from plotting import COLORS, weights_heatmap
-from publish import value
-from tiny_model import evaluate, init_params, reverse_batch, train
+from lib.plotting import COLORS, weights_heatmap
+from lib.publish import value
+from lib.tiny_model import evaluate, init_params, reverse_batch, train
 
 LENGTH, N_SYMBOLS, D_MODEL, D_K, BATCH, STEPS, SEED = 8, 10, 16, 16, 64, 300, 0
 CHECKPOINTS = [0, 40, 70, STEPS]

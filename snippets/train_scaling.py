@@ -9,10 +9,10 @@ chapter). Everything else is identical: data, initial weights, optimiser, number
 import matplotlib.pyplot as plt
 import numpy as np
 
-from plotting import COLORS
-from attention import scaled_dot_product_attention_backward
-from publish import table, value
-from tiny_model import (
+from lib.plotting import COLORS
+from lib.attention import scaled_dot_product_attention_backward
+from lib.publish import table, value
+from lib.tiny_model import (
     REFERENCE_VOCAB,
     cross_entropy,
     evaluate,

@@ -8,8 +8,8 @@ below 0.5 on the sentences with that animal), with the mean weight it gives them
 
 import numpy as np
 
-from publish import table, value
-from tiny_model import ANIMALS, REFERENCE_VOCAB, evaluate, init_params, reference_batch, train
+from lib.publish import table, value
+from lib.tiny_model import ANIMALS, REFERENCE_VOCAB, evaluate, init_params, reference_batch, train
 
 D_MODEL, D_K, BATCH, STEPS, SEEDS = 16, 16, 64, 600, (0, 1, 2, 3, 4)
 eval_batch = reference_batch(np.random.default_rng(1000), 1000)

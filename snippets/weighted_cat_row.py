@@ -10,10 +10,10 @@ look at "The" and at itself: every later key gets weight exactly 0.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import causal_mask, scaled_dot_product_attention
-from plotting import COLORS
-from publish import table, value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, scaled_dot_product_attention
+from lib.plotting import COLORS
+from lib.publish import table, value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

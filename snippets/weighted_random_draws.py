@@ -9,10 +9,10 @@ how "cat" splits its weight. We also check that W_v never changes the weights.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import causal_mask, scaled_dot_product_attention
-from plotting import COLORS
-from publish import value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, scaled_dot_product_attention
+from lib.plotting import COLORS
+from lib.publish import value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 tokens = tokenize(SENTENCE)  # 7 tokens
 x = embed(tokens)  # (L, d_model)

@@ -9,10 +9,10 @@ product with the loop, and draw the value rows, the weighted rows and their sum.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import causal_mask, scaled_dot_product_attention
-from plotting import COLORS
-from publish import value
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, scaled_dot_product_attention
+from lib.plotting import COLORS
+from lib.publish import value
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

@@ -9,10 +9,10 @@ apply layer after layer, and count the steps until the last position is reached.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import scaled_dot_product_attention
-from plotting import COLORS
-from publish import table, value
-from running_example import SENTENCE, tokenize
+from lib.attention import scaled_dot_product_attention
+from lib.plotting import COLORS
+from lib.publish import table, value
+from lib.running_example import SENTENCE, tokenize
 
 tokens = tokenize(SENTENCE)
 i_cat, i_mat = tokens.index("cat"), tokens.index("mat")

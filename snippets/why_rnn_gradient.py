@@ -11,10 +11,10 @@ We measure the norm of both Jacobians on random, untrained weights.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attention import scaled_dot_product_attention_backward
-from plotting import COLORS
-from publish import table, value
-from running_example import projection_weights
+from lib.attention import scaled_dot_product_attention_backward
+from lib.plotting import COLORS
+from lib.publish import table, value
+from lib.running_example import projection_weights
 
 L, d, n_draws = 50, 16, 20  # sequence length, width, random networks per curve
 

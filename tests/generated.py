@@ -36,7 +36,7 @@ def run_snippet(name):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    import publish
+    from lib import publish
 
     publish.VALUES.clear()
     publish.TABLES.clear()

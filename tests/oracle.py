@@ -1,6 +1,6 @@
 """An independent oracle for attention: plain Python loops over positions, one number at a time.
 
-It shares no code with snippets/attention.py; tests compare the two.
+It shares no code with snippets/lib/attention.py; tests compare the two.
 """
 
 import math

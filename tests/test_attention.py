@@ -5,7 +5,7 @@ import pytest
 from oracle import attention as oracle_attention
 from oracle import positional_encoding
 
-from attention import (
+from lib.attention import (
     causal_mask,
     merge_heads,
     multi_head_attention,

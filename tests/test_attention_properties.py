@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attention import scaled_dot_product_attention, softmax
+from lib.attention import scaled_dot_product_attention, softmax
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 extreme = st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False) | st.just(-np.inf)

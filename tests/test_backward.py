@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attention import causal_mask, scaled_dot_product_attention, scaled_dot_product_attention_backward, softmax_backward
+from lib.attention import causal_mask, scaled_dot_product_attention, scaled_dot_product_attention_backward, softmax_backward
 
 GENERATED = Path(__file__).resolve().parents[1] / "docs" / "generated"
 H = 1e-5

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from oracle import attention as oracle_attention
 from oracle import positional_encoding, softmax_row
 
-from attention import sinusoidal_positions, softmax
+from lib.attention import sinusoidal_positions, softmax
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "docs" / "generated" / "claims_audit"
@@ -638,7 +638,7 @@ def test_c000_40_padding_is_visible_without_a_mask():
 @claim("C000-55")
 @pytest.mark.parametrize("seed", range(5))
 def test_c000_55_cat_row_is_one_hot_and_masked(seed):
-    from claims_seeds import manual_self_attention
+    from lib.claims_seeds import manual_self_attention
 
     with np.errstate(over="ignore", invalid="ignore"):
         weights, output = manual_self_attention(["The", "cat", "sat", "on", "the", "mat"], np.random.default_rng(seed))
@@ -651,7 +651,7 @@ def test_c000_55_cat_row_is_one_hot_and_masked(seed):
 
 @claim("C000-53")
 def test_c000_53_seed_code_needs_six_words():
-    from claims_seeds import manual_self_attention
+    from lib.claims_seeds import manual_self_attention
 
     with pytest.raises(ValueError, match="could not be broadcast together with shapes \\(5,5\\) \\(6,6\\)"):
         manual_self_attention(["The", "cat", "sat", "on", "mats"], np.random.default_rng(0))
@@ -660,11 +660,11 @@ def test_c000_53_seed_code_needs_six_words():
 
 @claim("C000-01")
 def test_c000_01_the_function_is_about_twenty_statements():
-    from claims_seeds import SEED_000_CODE
+    from lib.claims_seeds import SEED_000_CODE
 
     body = [line for line in SEED_000_CODE.splitlines()[2:] if line.strip() and not line.strip().startswith("#")]
     assert 20 < len(body) <= 25 and len(body) == v("seed000_statements")
-    imports = ast.parse((ROOT / "snippets" / "claims_seeds.py").read_text()).body
+    imports = ast.parse((ROOT / "snippets" / "lib" / "claims_seeds.py").read_text()).body
     assert [n.names[0].name for n in imports if isinstance(n, ast.Import)] == ["numpy"]
     assert kind("C000-01") == kind("C000-49") == "holds only when" and kind("C000-48") == "holds"
 
@@ -691,7 +691,7 @@ def test_c000_71_dead_head_at_six_tokens():
 
 @claim("C003-28")
 def test_c003_28_seed_003_needs_batched_input():
-    from claims_seeds import SelfAttention
+    from lib.claims_seeds import SelfAttention
 
     layer = SelfAttention(10, np.random.default_rng(0))
     out, weights = layer.forward(np.ones((2, 5, 10)))

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from oracle import attention as oracle_attention
 from oracle import positional_encoding
 
-from attention import (
+from lib.attention import (
     causal_mask,
     multi_head_attention,
     padding_mask,
@@ -28,7 +28,7 @@ from attention import (
     softmax,
     softmax_backward,
 )
-from debug_tools import (
+from lib.debug_tools import (
     capture_error,
     future_leak,
     naive_softmax,

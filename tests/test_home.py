@@ -8,8 +8,8 @@ import pytest
 from generated import published_table
 from site_nav import NAV
 
-from attention import causal_mask, multi_head_attention, sinusoidal_positions
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, multi_head_attention, sinusoidal_positions
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 HOME = REPO / "docs" / "index.md"

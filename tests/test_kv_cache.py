@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from generated import published
 
-import attention
-from attention import causal_mask, multi_head_attention
-from kv_decoder import KVCache, macs_with_cache, macs_without_cache, step_with_cache, step_without_cache
+from lib import attention
+from lib.attention import causal_mask, multi_head_attention
+from lib.kv_decoder import KVCache, macs_with_cache, macs_without_cache, step_with_cache, step_without_cache
 
 
 class Counted(np.ndarray):

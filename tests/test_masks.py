@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from oracle import attention as oracle_attention
 from oracle import softmax_row
 
-from attention import attention_scores, causal_mask, padding_mask, scaled_dot_product_attention, softmax
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import attention_scores, causal_mask, padding_mask, scaled_dot_product_attention, softmax
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 GENERATED = REPO / "docs" / "generated"

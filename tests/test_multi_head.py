@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from oracle import attention as oracle_attention
 
-from attention import causal_mask, merge_heads, multi_head_attention, split_heads
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import causal_mask, merge_heads, multi_head_attention, split_heads
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 CHAPTER = REPO / "docs" / "multi-head.md"

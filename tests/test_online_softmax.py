@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from oracle import attention as oracle_attention
 from oracle import softmax_row
 
-from online_tiles import online_softmax, tiled_attention
+from lib.online_tiles import online_softmax, tiled_attention
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -73,8 +73,8 @@ PEAK_PROGRAM = """
 import sys, tracemalloc
 import numpy as np
 sys.path.insert(0, "snippets")
-from attention import scaled_dot_product_attention
-from online_tiles import tiled_attention
+from lib.attention import scaled_dot_product_attention
+from lib.online_tiles import tiled_attention
 n, d = int(sys.argv[1]), 64
 q, k, v = np.random.default_rng(0).normal(size=(3, n, d))
 for fn, args in ((scaled_dot_product_attention, ()), (tiled_attention, (128,))):

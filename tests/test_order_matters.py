@@ -16,14 +16,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from oracle import attention as oracle_attention
 
-from attention import causal_mask, multi_head_attention, sinusoidal_positions
+from lib.attention import causal_mask, multi_head_attention, sinusoidal_positions
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "order-matters.md").read_text(encoding="utf-8"))
 
 
 def loop_self_attention(x, w_q, w_k, w_v, mask=None):
-    """Self-attention through the loop oracle (shares no code with snippets/attention.py)."""
+    """Self-attention through the loop oracle (shares no code with snippets/lib/attention.py)."""
     out, _ = oracle_attention((x @ w_q).tolist(), (x @ w_k).tolist(), (x @ w_v).tolist(),
                               None if mask is None else mask.tolist())
     return np.array(out)
@@ -98,7 +98,7 @@ def test_positions_and_causal_mask_break_equivariance():
 
 def test_swapping_identical_tokens_changes_nothing_without_positions():
     """The page's "check it yourself": "The" and "the" share a vector, so exchanging them leaves the input as it is."""
-    from running_example import SENTENCE, embed, tokenize
+    from lib.running_example import SENTENCE, embed, tokenize
 
     x = embed(tokenize(SENTENCE))
     perm = np.array([4, 1, 2, 3, 0, 5, 6])

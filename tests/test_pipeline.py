@@ -16,8 +16,8 @@ REPO = Path(__file__).resolve().parents[1]
 ALPHA = '''"""Alpha: uses the core module, publishes a value and a table, draws a figure."""
 import matplotlib.pyplot as plt
 import numpy as np
-from attention import softmax
-from publish import table, value
+from lib.attention import softmax
+from lib.publish import table, value
 
 weights = softmax(np.array([1.0, 2.0, 3.0]))
 print("weights", np.round(weights, 3))
@@ -35,10 +35,10 @@ print("beta says", 6 * 7)
 
 @pytest.fixture
 def project(tmp_path):
-    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "lib").mkdir(parents=True)
     (tmp_path / "docs").mkdir()
-    for module in ("attention.py", "publish.py"):
-        (tmp_path / "snippets" / module).write_text((REPO / "snippets" / module).read_text())
+    for module in ("__init__.py", "attention.py", "publish.py"):
+        (tmp_path / "snippets" / "lib" / module).write_text((REPO / "snippets" / "lib" / module).read_text())
     (tmp_path / "snippets" / "alpha.py").write_text(ALPHA)
     (tmp_path / "snippets" / "beta.py").write_text(BETA)
     return Project(tmp_path)
@@ -63,7 +63,7 @@ def test_cold_build_writes_every_output_with_provenance(project, capsys):
     assert "beta says 42" in (project.generated / "beta" / "stdout.txt").read_text()
     assert "| a | 1.5 |" in (alpha / "table-small.md").read_text()
     manifest = (alpha / "manifest.json").read_text()
-    for needed in ('"snippet": "snippets/alpha.py"', '"numpy"', '"matplotlib"', "snippets/attention.py", '"key"'):
+    for needed in ('"snippet": "snippets/alpha.py"', '"numpy"', '"matplotlib"', "snippets/lib/attention.py", '"key"'):
         assert needed in manifest
 
 
@@ -74,7 +74,7 @@ def test_no_change_reruns_nothing_and_edits_rerun_exactly_the_dependents(project
     assert build(project) == 0
     assert ran(capsys.readouterr().out) == []
 
-    core = project.snippets / "attention.py"
+    core = project.snippets / "lib" / "attention.py"
     core.write_text(core.read_text() + "\n# a comment changes the key\n")
     build(project)
     assert ran(capsys.readouterr().out) == ["alpha"]  # beta imports nothing local
@@ -132,7 +132,7 @@ def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, c
 
 
 def test_an_error_inside_a_local_module_points_at_the_module_line(project, capsys):
-    core = project.snippets / "attention.py"
+    core = project.snippets / "lib" / "attention.py"
     core.write_text(core.read_text().replace('    x = np.asarray(x, dtype=np.float64)\n    peak', '    x = np.asarray(x, dtype=np.float64)\n    1 / 0\n    peak', 1))
     assert build(project) == 1
     err = capsys.readouterr().err

@@ -25,7 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from oracle import positional_encoding
 
-from attention import sinusoidal_positions
+from lib.attention import sinusoidal_positions
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8"))

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from oracle import attention as oracle_attention
 from oracle import softmax_row
 
-from attention import attention_scores
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import attention_scores
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 TOKENS = tokenize(SENTENCE)
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from oracle import attention as oracle_attention
 from oracle import softmax_row
 
-from attention import sinusoidal_positions, softmax
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import sinusoidal_positions, softmax
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 CHAPTER = REPO / "docs" / "scaled-dot-product.md"

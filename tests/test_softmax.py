@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from oracle import softmax_row
 
-from attention import attention_scores, softmax, softmax_backward
-from running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.attention import attention_scores, softmax, softmax_backward
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
 TOKENS = tokenize(SENTENCE)
 

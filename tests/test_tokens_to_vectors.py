@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table, tokenize
+from lib.running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "tokens-to-vectors.md").read_text(encoding="utf-8"))

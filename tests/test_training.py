@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tiny_model import (
+from lib.tiny_model import (
     ANIMALS,
     NOBODY,
     REFERENCE_VOCAB,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from generated import published
 
-from block_layers import (
+from lib.block_layers import (
     BLOCKS,
     attention,
     attention_backward,

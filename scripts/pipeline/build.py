@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import store
-from .discover import find_snippets, import_graph
+from .discover import ImportsSnippet, find_snippets, import_graph
 from .keys import builder_version, library_versions, snippet_inputs, snippet_key
 from .project import REPO
 
@@ -30,8 +30,11 @@ class Plan:
 
 def plan(project, names=None):
     """A Plan per snippet: its would-be manifest and why it is stale (empty when fresh)."""
-    graph = import_graph(project)
-    snippets = find_snippets(project, graph)
+    try:
+        graph = import_graph(project)
+    except ImportsSnippet as error:
+        raise SystemExit(str(error)) from None
+    snippets = find_snippets(project)
     unknown = sorted(set(names or []) - set(snippets))
     if unknown:
         raise SystemExit(f"unknown snippet(s): {', '.join(unknown)}; snippets are: {', '.join(snippets)}")

@@ -11,7 +11,7 @@ import platform
 from importlib.metadata import version
 from pathlib import Path
 
-from .discover import dependencies
+from .discover import dependencies, library_modules
 
 BUILDER_FILES = [Path(__file__).with_name(name) for name in ("worker.py", "tables.py", "keys.py")]
 
@@ -34,7 +34,8 @@ def builder_version():
 
 def snippet_inputs(project, name, graph):
     """{relative path: sha256} of the snippet and every local module it imports."""
-    files = [project.snippets / f"{module}.py" for module in dependencies(name, graph)]
+    modules = library_modules(project)
+    files = [modules[module] for module in dependencies(name, graph)]
     files.append(project.snippets / f"{name}.py")
     return {project.relative(path): digest(path.read_bytes()) for path in sorted(files)}
 

@@ -13,7 +13,7 @@ import re
 import jupytext
 import nbformat
 
-from .discover import dependencies, import_graph
+from .discover import dependencies, import_graph, module_path
 from .store import write_text_atomic
 
 INCLUDE = re.compile(r'--8<--\s+"snippets/([a-z0-9_]+)\.py(?::[\w-]+)?"')
@@ -26,10 +26,14 @@ import types
 
 
 def load_module(name, source):
-    """Make `import name` work for a module given as text."""
+    """Make `import name` work for a module of the package `lib` given as text."""
     module = types.ModuleType(name)
-    exec(compile(source, f"{name}.py", "exec"), module.__dict__)
-    sys.modules[name] = module'''
+    if name == "lib":
+        module.__path__ = []  # a package: `from lib import x` finds the modules loaded below
+    sys.modules[name] = module
+    exec(compile(source, name.replace(".", "/") + ".py", "exec"), module.__dict__)
+    if "." in name:
+        setattr(sys.modules["lib"], name.split(".")[1], module)'''
 
 
 def chapter_snippets(markdown):
@@ -67,14 +71,14 @@ def build_notebook(project, stem, markdown, graph):
         nbformat.v4.new_markdown_cell(
             f"# {title}\n\nThe runnable companion of the chapter *{title}*: every snippet of the chapter, "
             "in reading order. The first cells load the site's helper modules "
-            f"({', '.join(f'`{m}.py`' for m in modules) or 'none'}) from their text, "
+            f"({', '.join(f'`{project.relative(module_path(project, m))}`' for m in modules) or 'none'}) from their text, "
             "so this notebook runs anywhere with NumPy and matplotlib. "
             "The web page hides those cells; the downloaded notebook has them."
         ),
         nbformat.v4.new_code_cell(LOADER),
     ]
     for module in modules:
-        source = (project.snippets / f"{module}.py").read_text(encoding="utf-8")
+        source = module_path(project, module).read_text(encoding="utf-8")
         cells.append(nbformat.v4.new_code_cell(module_cell(module, source), metadata={"tags": [MODULE_TAG]}))
     for name in names:
         doc, code = split_docstring((project.snippets / f"{name}.py").read_text(encoding="utf-8"))

@@ -61,7 +61,7 @@ def save_figures(out):
 
 
 def save_published(out):
-    publish = sys.modules.get("publish")
+    publish = sys.modules.get("lib.publish")
     values = getattr(publish, "VALUES", {})
     for name, table in getattr(publish, "TABLES", {}).items():
         (out / f"table-{name}.md").write_text(markdown_table(table["header"], table["rows"]), encoding="utf-8")

@@ -13,7 +13,7 @@ pre-norm (GPT-2 and most models since): x -> x + Sublayer(LayerNorm(x))
 
 import numpy as np
 
-from attention import (
+from lib.attention import (
     causal_mask,
     merge_heads,
     multi_head_attention,

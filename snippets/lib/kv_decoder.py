@@ -9,7 +9,7 @@ x_t only, and attends from that one query to every cached key.
 
 import numpy as np
 
-from attention import causal_mask, merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
+from lib.attention import causal_mask, merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
 
 
 # --8<-- [start:cache]

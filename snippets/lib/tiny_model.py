@@ -8,7 +8,7 @@ for every example: a reference task (which animal is in the sentence?) and rever
 
 import numpy as np
 
-from attention import (
+from lib.attention import (
     padding_mask,
     scaled_dot_product_attention,
     scaled_dot_product_attention_backward,
