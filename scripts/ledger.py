@@ -9,13 +9,12 @@ Two kinds of backing, both found in the code, never listed by hand:
 
 import ast
 import json
-import re
 from collections import Counter
 
 from scripts.pipeline.build import plan
+from scripts.pipeline.published import references, values
 
 RESULTS = ".cache/test-results.json"
-QUOTE = re.compile(r"\{\{\s*([a-z0-9_]+)\.([a-z0-9_]+)\s*\}\}")
 STATUS = {"passed": "✅ verified", "failed": "❌ failed", "skipped": "⏭ skipped"}
 
 
@@ -56,7 +55,7 @@ def quoted_values(project):
     """[(page, snippet, value name)] for every value a chapter quotes."""
     quotes = []
     for page in sorted(project.docs.glob("*.md")):
-        for snippet, name in dict.fromkeys(QUOTE.findall(page.read_text(encoding="utf-8"))):
+        for snippet, name in references(page.read_text(encoding="utf-8")):
             quotes.append((page.name, snippet, name))
     return quotes
 
@@ -83,13 +82,12 @@ def values_table(project):
     quotes = quoted_values(project)
     rows = [f"{len(quotes)} quoted values.\n", "| page | quotes | from | status |", "| :--- | :--- | :--- | :--- |"]
     for page, snippet, name in quotes:
-        values_file = project.generated / snippet / "values.json"
-        values = json.loads(values_file.read_text(encoding="utf-8")) if values_file.exists() else {}
-        if name not in values or snippet not in fresh:
+        published = values(snippet, project)
+        if name not in published or snippet not in fresh:
             status = "❌ missing"
         else:
             status = "✅ matches its sources" if fresh[snippet] else "❌ stale"
-        text = _escape(values[name]["text"]) if name in values else "—"
+        text = _escape(published[name]["text"]) if name in published else "—"
         rows.append(f"| [{page}]({page}) | `{snippet}.{name}` = {text} | `snippets/{snippet}.py` | {status} |")
     return "\n".join(rows) + "\n"
 

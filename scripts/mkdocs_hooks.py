@@ -11,9 +11,9 @@ reference to a missing snippet or value is a warning, so ``mkdocs build
 --strict`` fails on it.
 """
 
-import json
 import logging
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -21,33 +21,27 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from scripts.ledger import claims_table, values_table  # noqa: E402
-from scripts.pipeline.build import build  # noqa: E402
 from scripts.pipeline.notebooks import chapter_snippets, notebook_script  # noqa: E402
 from scripts.pipeline.project import Project  # noqa: E402
+from scripts.pipeline.published import REFERENCE, values  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.values")
-REFERENCE = re.compile(r"\{\{\s*([a-z0-9_]+)\.([a-z0-9_]+)\s*\}\}")
 LEDGER_CLAIMS, LEDGER_VALUES = "<!-- ledger:claims -->", "<!-- ledger:values -->"
 IMAGE_WITHOUT_ALT = re.compile(r"<img (?![^>]*\balt=)")
 _serving = False
 
 
-def load_values(generated, snippet):
-    path = generated / snippet / "values.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-
-def inline_values(markdown, generated, page_name):
+def inline_values(markdown, project, page_name):
     """Replace every {{ snippet.value }} in ``markdown``; warn about each one that does not exist."""
     cache = {}
 
     def replace(match):
         snippet, name = match.groups()
-        values = cache.setdefault(snippet, load_values(generated, snippet))
-        if name not in values:
+        published = cache.setdefault(snippet, values(snippet, project))
+        if name not in published:
             log.warning(f"{page_name}: no value '{name}' published by snippets/{snippet}.py ({match.group(0)})")
             return f"**[missing value {snippet}.{name}]**"
-        return values[name]["text"]
+        return published[name]["text"]
 
     return REFERENCE.sub(replace, markdown)
 
@@ -56,7 +50,7 @@ NOTEBOOK_BOX = """
 
 !!! example "Run this chapter yourself"
     Every snippet of this chapter, in reading order, is also a notebook:
-    [the executed notebook](notebooks/{stem}.ipynb) ·
+    [the notebook with its outputs](notebooks/{stem}.ipynb) ·
     <a href="../notebooks/{stem}/{stem}.ipynb" download>download .ipynb</a> ·
     <a href="../notebooks/{stem}/{stem}.py" download>download .py</a>.
     Or run any snippet alone: `python snippets/<name>.py`.
@@ -74,8 +68,9 @@ def on_startup(command, dirty):
 
 
 def on_pre_build(config):
-    """While serving, rerun stale snippets first; a failing snippet is reported and the site keeps serving."""
-    if _serving and build(Project()) != 0:
+    """While serving, rerun stale snippets first (in their own process, like `make outputs`); a failing or
+    timed-out snippet is reported and the site keeps serving."""
+    if _serving and subprocess.run([sys.executable, "-m", "scripts.pipeline", "build"], cwd=ROOT).returncode != 0:
         log.warning("some snippets failed; their pages show the previous outputs (see the messages above)")
 
 
@@ -100,7 +95,7 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     project = Project()
     stem = page.file.src_path[: -len(".md")]
-    markdown = inline_values(markdown, project.generated, page.file.src_path) + notebook_box(markdown, stem)
+    markdown = inline_values(markdown, project, page.file.src_path) + notebook_box(markdown, stem)
     if LEDGER_CLAIMS in markdown:
         markdown = markdown.replace(LEDGER_CLAIMS, claims_table(project)).replace(LEDGER_VALUES, values_table(project))
     return markdown

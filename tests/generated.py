@@ -1,27 +1,31 @@
-"""Read what the build committed under docs/generated, and run a snippet in-process, for tests."""
+"""Read what the build committed under docs/generated (through the build's one reader), and run a snippet
+in-process, for tests."""
 
 import contextlib
 import functools
 import io
-import json
 import runpy
 from pathlib import Path
+
+from scripts.pipeline import published as _published
 
 REPO = Path(__file__).resolve().parents[1]
 GENERATED = REPO / "docs" / "generated"
 
 
 def published(snippet):
-    """{name: value} of a snippet's committed values.json."""
-    values = json.loads((GENERATED / snippet / "values.json").read_text(encoding="utf-8"))
-    return {name: entry["value"] for name, entry in values.items()}
+    """{name: value} of a snippet's committed values."""
+    return {name: entry["value"] for name, entry in _published.values(snippet).items()}
 
 
 def published_table(snippet, name):
-    """A committed Markdown table (table-<name>.md) as a list of {column: cell text} rows."""
-    lines = (GENERATED / snippet / f"table-{name}.md").read_text(encoding="utf-8").splitlines()
-    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
-    return [dict(zip(header, (cell.strip() for cell in line.strip("|").split("|")))) for line in lines[2:]]
+    """A committed table as a list of {column: cell text} rows (read from its JSON, never its Markdown)."""
+    return _published.table_records(snippet, name)
+
+
+def section_output(snippet, section):
+    """What section ``section`` of a snippet printed in the committed run."""
+    return (GENERATED / snippet / f"output-{section}.txt").read_text(encoding="utf-8")
 
 
 @functools.cache

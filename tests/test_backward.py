@@ -5,8 +5,7 @@ built entry by entry from its definition, and invariances of the loss (shifting 
 vector changes no weight). Published values of the backward chapter are read from values.json.
 """
 
-import json
-from pathlib import Path
+from generated import published
 
 import numpy as np
 import pytest
@@ -15,13 +14,8 @@ from hypothesis import strategies as st
 
 from lib.attention import causal_mask, scaled_dot_product_attention, scaled_dot_product_attention_backward, softmax_backward
 
-GENERATED = Path(__file__).resolve().parents[1] / "docs" / "generated"
 H = 1e-5
 TOLERANCE = 1e-7
-
-
-def published(snippet):
-    return {name: entry["value"] for name, entry in json.loads((GENERATED / snippet / "values.json").read_text()).items()}
 
 
 def central_differences(q, k, v, mask, g):

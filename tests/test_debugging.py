@@ -5,9 +5,8 @@ exact softmax in Decimal arithmetic, and perturbation tests written out here rat
 debug_tools.future_leak.
 """
 
-import json
+from scripts.pipeline.published import values as published_values
 import math
-import re
 from decimal import Decimal, getcontext
 from pathlib import Path
 
@@ -41,11 +40,10 @@ from lib.debug_tools import (
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "docs" / "generated"
 PAGE = ROOT / "docs" / "debugging.md"
-VALUE_LINE = re.compile(r"^[a-z][a-z0-9_]* = ")
 
 
 def values(snippet):
-    return json.loads((GENERATED / snippet / "values.json").read_text(encoding="utf-8"))
+    return published_values(snippet)
 
 
 def value(snippet, name):
@@ -61,22 +59,6 @@ def exact_softmax(row):
 
 
 # ---------------------------------------------------------------- the page itself
-
-
-def test_every_stdout_excerpt_is_one_whole_print_block():
-    """Line-range includes of stdout.txt must start and end at published-value lines (or the file ends)."""
-    includes = re.findall(r'--8<-- "docs/generated/([a-z0-9_]+)/stdout\.txt:(\d+):(\d+)"', PAGE.read_text())
-    assert len(includes) >= 15
-    for snippet, start, end in includes:
-        lines = (GENERATED / snippet / "stdout.txt").read_text(encoding="utf-8").splitlines()
-        start, end = int(start), int(end)
-        assert 1 <= start <= end <= len(lines), (snippet, start, end)
-        excerpt = lines[start - 1 : end]
-        assert not any(VALUE_LINE.match(line) for line in excerpt), (snippet, excerpt)
-        if start > 1:
-            assert VALUE_LINE.match(lines[start - 2]), f"{snippet}: line {start - 1} is not a value line"
-        if end < len(lines):
-            assert VALUE_LINE.match(lines[end]), f"{snippet}: line {end + 1} is not a value line"
 
 
 # ---------------------------------------------------------------- shape errors

@@ -1,7 +1,9 @@
 """The snippet pipeline on a small temporary project: caching, failures, atomicity, checks, determinism."""
 
+import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,9 +21,14 @@ import numpy as np
 from lib.attention import softmax
 from lib.publish import table, value
 
+print("setting up")
+# --8<-- [start:weights]
 weights = softmax(np.array([1.0, 2.0, 3.0]))
 print("weights", np.round(weights, 3))
+# --8<-- [start:top]
 value("top", weights.max(), "{:.3f}")
+# --8<-- [end:top]
+# --8<-- [end:weights]
 table("small", ["name", "x"], [["a", 1.5], ["b", 2.25]])
 fig, ax = plt.subplots(num="bars")
 ax.bar(range(3), weights)
@@ -58,16 +65,33 @@ def test_cold_build_writes_every_output_with_provenance(project, capsys):
     assert ran(capsys.readouterr().out) == ["alpha", "beta"]
     alpha = project.generated / "alpha"
     assert sorted(p.name for p in alpha.iterdir()) == [
-        "bars.svg", "manifest.json", "stdout.txt", "table-small.md", "values.json",
+        "bars.svg", "manifest.json", "output-top.txt", "output-weights.txt", "run.json", "stdout.txt",
+        "table-small.json", "table-small.md", "values.json",
     ]
     assert "beta says 42" in (project.generated / "beta" / "stdout.txt").read_text()
     assert "| a | 1.5 |" in (alpha / "table-small.md").read_text()
+    assert json.loads((alpha / "table-small.json").read_text()) == {"header": ["name", "x"], "rows": [["a", "1.5"], ["b", "2.25"]]}
+    assert json.loads((alpha / "run.json").read_text())["figures"] == ["bars"]
     manifest = (alpha / "manifest.json").read_text()
     for needed in ('"snippet": "snippets/alpha.py"', '"numpy"', '"matplotlib"', "snippets/lib/attention.py", '"key"'):
         assert needed in manifest
 
 
 @pytest.mark.claim("A no-change rebuild reruns nothing; editing the core module reruns exactly the snippets that import it")
+@pytest.mark.claim("Each section of a snippet keeps what it printed: a chapter includes a section's output, never a line range")
+def test_each_section_keeps_what_it_printed(project):
+    build(project)
+    alpha = project.generated / "alpha"
+    assert (alpha / "stdout.txt").read_text().startswith("setting up\nweights [0.09  0.245 0.665]\ntop = 0.665\nname")
+    assert (alpha / "output-weights.txt").read_text() == "weights [0.09  0.245 0.665]\ntop = 0.665\n"
+    assert (alpha / "output-top.txt").read_text() == "top = 0.665\n"
+
+
+def test_no_chapter_includes_a_stdout_line_range():
+    for chapter in sorted((REPO / "docs").glob("*.md")):
+        assert ".txt:" not in "".join(line for line in chapter.read_text().splitlines() if "--8<--" in line), chapter.name
+
+
 def test_no_change_reruns_nothing_and_edits_rerun_exactly_the_dependents(project, capsys):
     build(project)
     capsys.readouterr()
@@ -116,19 +140,19 @@ def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, c
     before = snapshot(project)
     alpha = project.snippets / "alpha.py"
     lines = alpha.read_text().splitlines()
-    lines.insert(7, "weights = weights.reshape(2, 2)")  # becomes line 8
+    lines.insert(10, "weights = weights.reshape(2, 2)")  # becomes line 11, after weights = softmax(...)
     alpha.write_text("\n".join(lines) + "\n")
     beta = project.snippets / "beta.py"
     beta.write_text(beta.read_text() + "print('beta still runs')\n")
     capsys.readouterr()
     assert build(project) == 1
     out, err = capsys.readouterr()
-    assert f"{alpha}:8: ValueError: cannot reshape array of size 3 into shape (2,2)" in err
+    assert f"{alpha}:11: ValueError: cannot reshape array of size 3 into shape (2,2)" in err
     assert "1 snippet(s) failed: alpha" in err
     after = snapshot(project)
     assert {k: v for k, v in after.items() if "/alpha/" in k} == {k: v for k, v in before.items() if "/alpha/" in k}
     assert "beta still runs" in (project.generated / "beta" / "stdout.txt").read_text()
-    assert not list(project.scratch.glob("alpha-*")), "no half-written staging folder is left behind"
+    assert not list(project.scratch.glob("*-alpha-*")), "no half-written staging folder is left behind"
 
 
 def test_an_error_inside_a_local_module_points_at_the_module_line(project, capsys):
@@ -143,8 +167,49 @@ def test_a_crashing_process_cannot_take_the_build_down(project, capsys):
     (project.snippets / "gamma.py").write_text('"""Dies hard."""\nimport os\nos._exit(3)\n')
     assert build(project) == 1
     captured = capsys.readouterr()
-    assert "worker exited with status 3" in captured.err
+    assert "snippets/gamma.py: the snippet's process exited with status 3" in captured.err
     assert (project.generated / "alpha" / "manifest.json").exists()
+
+
+@pytest.mark.claim("A snippet that runs past its time limit is killed and reported; its previous outputs stay untouched")
+def test_a_hanging_snippet_times_out_with_its_name(project, capsys):
+    build(project)
+    before = snapshot(project)
+    beta = project.snippets / "beta.py"
+    beta.write_text("# Build time limit: 2 s\nimport time\nprint('waiting')\nwhile True:\n    time.sleep(1)\n")
+    start = time.perf_counter()
+    assert build(project) == 1
+    assert time.perf_counter() - start < 30  # the limit is 2 s; the build does not hang
+    assert "snippets/beta.py: timed out after 2 s" in capsys.readouterr().err
+    assert snapshot(project) == before
+    assert not list(project.scratch.glob("*-beta-*"))
+
+
+def test_a_snippet_that_imports_a_snippet_fails_naming_both(project):
+    build(project)
+    before = snapshot(project)
+    (project.snippets / "gamma.py").write_text('"""Reuses alpha."""\nfrom alpha import weights\nprint(weights)\n')
+    with pytest.raises(SystemExit) as failure:
+        build(project)
+    message = str(failure.value)
+    assert "snippets/gamma.py imports snippets/alpha.py" in message and "snippets/lib/" in message
+    assert snapshot(project) == before
+    assert (project.generated / "alpha").is_dir(), "the imported snippet is still a snippet, its outputs stay"
+
+
+def test_staging_folders_of_a_killed_build_are_cleaned_up(project):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    abandoned = project.scratch / f"{dead.stdout.strip()}-alpha-x1y2"
+    abandoned.mkdir(parents=True)
+    (abandoned / "stdout.txt").write_text("half")
+    build(project)
+    assert not abandoned.exists()
+
+
+def test_the_build_reports_process_start_versus_snippet_time(project, capsys):
+    build(project, force=True)
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("process time:"))
+    assert "s starting processes" in line and "s running snippet code" in line
 
 
 @pytest.mark.claim("Two full rebuilds produce byte-identical outputs")
@@ -174,5 +239,10 @@ def test_notebooks_follow_the_chapters_and_run_as_plain_scripts(project, tmp_pat
     )
     assert result.returncode == 0, result.stderr
     assert "top = 0.665" in result.stdout
+    notebook = json.loads((project.notebooks / "chapter.ipynb").read_text())
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code" and "softmax(np.array" in "".join(cell["source"])]
+    outputs = code[0]["outputs"]
+    assert "".join(outputs[0]["text"]) == (project.generated / "alpha" / "stdout.txt").read_text()
+    assert "".join(outputs[1]["data"]["image/svg+xml"]) == (project.generated / "alpha" / "bars.svg").read_text()
     (project.docs / "chapter.md").write_text('# A chapter\n\n```python\n--8<-- "snippets/beta.py"\n```\n')
     assert check(project) == 1

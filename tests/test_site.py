@@ -13,6 +13,7 @@ from site_nav import NAV
 from scripts.ledger import RESULTS, quoted_values
 from scripts.pipeline.notebooks import chapter_snippets
 from scripts.pipeline.project import Project
+from scripts.pipeline.published import values
 
 pytestmark = pytest.mark.site
 REPO = Path(__file__).resolve().parents[1]
@@ -64,8 +65,7 @@ def test_every_quoted_value_is_inlined(built_site):
     for page, snippet, name in quoted_values(PROJECT):
         text = page_html(built_site, page[:-3]).find("article").get_text()
         assert "{{" not in text and "missing value" not in text, page
-        values = (PROJECT.generated / snippet / "values.json").read_text()
-        assert name in values
+        assert name in values(snippet)
 
 
 def test_chapters_with_snippets_link_an_executed_notebook_and_its_downloads(built_site):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from generated import published
+from generated import published, published_table
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -19,7 +19,6 @@ from lib.running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "tokens-to-vectors.md").read_text(encoding="utf-8"))
-GENERATED = REPO / "docs" / "generated" / "tokens_embed"
 
 
 def test_tokens_and_ids_of_the_running_sentence():
@@ -28,9 +27,8 @@ def test_tokens_and_ids_of_the_running_sentence():
     vocab = build_vocab(tokens)
     assert list(vocab) == sorted({"the", "cat", "sat", "on", "mat", "."})  # sorted, lower-cased, distinct
     assert sorted(vocab.values()) == list(range(len(vocab)))
-    table = (GENERATED / "table-ids.md").read_text()
-    for position, token in enumerate(tokens):
-        assert f"| {position} | {token} | {token.lower()} | {vocab[token.lower()]} |" in table
+    rows = published_table("tokens_embed", "ids")["rows"]
+    assert rows == [[str(position), token, token.lower(), str(vocab[token.lower()])] for position, token in enumerate(tokens)]
 
 
 @pytest.mark.claim("Looking up rows of the embedding table equals multiplying the one-hot matrix by the table, exactly")
@@ -76,10 +74,10 @@ def test_scaling_multiplies_norms_by_sqrt_d_model():
 
 
 def test_shapes_table():
-    table = (GENERATED / "table-shapes.md").read_text()
-    shapes = [("ids", "(7,)"), ("emb_table", "(6, 8)"), ("one_hot", "(7, 6)"), ("x = emb_table[ids]", "(7, 8)")]
-    for name, shape in shapes:
-        assert f"| {name} | {shape} |" in table
+    rows = published_table("tokens_embed", "shapes")["rows"]
+    shapes = [["ids", "(7,)"], ["emb_table", "(6, 8)"], ["one_hot", "(7, 6)"], ["x = emb_table[ids]", "(7, 8)"]]
+    for shape in shapes:
+        assert shape in rows
 
 
 def test_paper_quotes():

@@ -5,8 +5,7 @@ the position-blind bound by simulation (the snippet computes it exactly). Number
 read from docs/generated/<snippet>/values.json.
 """
 
-import json
-from pathlib import Path
+from generated import published
 
 import numpy as np
 import pytest
@@ -25,12 +24,7 @@ from lib.tiny_model import (
     train,
 )
 
-GENERATED = Path(__file__).resolve().parents[1] / "docs" / "generated"
 ANIMAL_IDS = {REFERENCE_VOCAB.index(a) for a in ANIMALS}
-
-
-def published(snippet):
-    return {name: entry["value"] for name, entry in json.loads((GENERATED / snippet / "values.json").read_text()).items()}
 
 
 def loss_of(params, batch, **options):

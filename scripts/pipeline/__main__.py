@@ -14,7 +14,7 @@ def main(argv=None):
     run = commands.add_parser("build", help="regenerate stale outputs and notebooks")
     run.add_argument("names", nargs="*", help="only these snippets (default: all)")
     run.add_argument("--force", action="store_true", help="rerun even if up to date")
-    run.add_argument("--jobs", type=int, default=2, help="snippets run at once (default 2)")
+    run.add_argument("--jobs", type=int, default=None, help="snippets run at once (default: one per CPU)")
     verify = commands.add_parser("check", help="prove committed outputs match sources; change nothing")
     verify.add_argument("--full", action="store_true", help="also rerun every snippet and compare bytes")
     args = parser.parse_args(argv)

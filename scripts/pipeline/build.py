@@ -1,24 +1,16 @@
-"""Rerun the snippets whose cache key changed, two at a time, and report."""
+"""Rerun the snippets whose cache key changed, one per CPU at a time, and report."""
 
-import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import store
+from . import runner, store
 from .discover import ImportsSnippet, find_snippets, import_graph
 from .keys import builder_version, library_versions, snippet_inputs, snippet_key
-from .project import REPO
-
-
-# Two snippets run at once on two cores: one BLAS thread each (unless the caller says otherwise) avoids
-# oversubscription; the outputs are the same bytes either way.
-SNIPPET_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 @dataclass
@@ -60,45 +52,37 @@ def orphans(project, snippets):
     return sorted(p.name for p in project.generated.iterdir() if p.is_dir() and p.name not in snippets)
 
 
-def run_snippet(project, name, out):
-    """Run one snippet through the worker in a fresh process; return (seconds, error or None)."""
-    start = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, "-m", "scripts.pipeline.worker", str(project.snippets / f"{name}.py"), str(out)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={**SNIPPET_ENV, **os.environ, "PYTHONDONTWRITEBYTECODE": "1"},  # no __pycache__: `mkdocs serve` watches snippets/
-    )
-    seconds = time.perf_counter() - start
-    error_file = out / "error.json"
-    if error_file.exists():
-        error = json.loads(error_file.read_text(encoding="utf-8"))
-        return seconds, f"{error['file']}:{error['line']}: {error['exception']}\n{error['traceback']}"
-    if result.returncode != 0:  # the process died before it could report (segfault, kill, import error)
-        return seconds, f"{project.snippets / f'{name}.py'}: worker exited with status {result.returncode}\n{result.stderr}"
-    if result.stderr.strip():
-        print(f"  {name}: stderr:\n" + "\n".join("    " + line for line in result.stderr.splitlines()))
-    return seconds, None
+def default_jobs():
+    """Snippets run at once: one per CPU this process may use."""
+    return len(os.sched_getaffinity(0))
 
 
-def execute(project, plans, jobs=2):
-    """Run the given plans in parallel; publish each success; return {name: (seconds, error)}."""
+def execute(project, plans, jobs=None):
+    """Run the given plans in parallel; publish each success; return {name: Outcome}."""
     results = {}
+    store.clean_scratch(project)
+    startup = runner.start_server()
 
     def one(p):
         staged = Path(store.stage_dir(project, p.name))
-        seconds, error = run_snippet(project, p.name, staged)
-        if error is None:
+        outcome = runner.run_snippet(project.snippets / f"{p.name}.py", staged, p.manifest["snippet"])
+        if outcome.error is None:
             store.publish(project, p.name, staged, p.manifest)
         else:
             shutil.rmtree(staged, ignore_errors=True)
-        results[p.name] = (seconds, error)
-        status = "ok" if error is None else "FAILED"
-        print(f"[{len(results)}/{len(plans)}] {p.name:<40} {seconds:6.2f} s  {status}", flush=True)
+        results[p.name] = outcome
+        status = "ok" if outcome.error is None else "FAILED"
+        print(f"[{len(results)}/{len(plans)}] {p.name:<40} {outcome.seconds:6.2f} s  {status}", flush=True)
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
+    with ThreadPoolExecutor(max_workers=jobs or default_jobs()) as pool:
         list(pool.map(one, plans))
+    if results:
+        code = sum(o.code_seconds for o in results.values())
+        overhead = sum(o.seconds - o.code_seconds for o in results.values() if o.code_seconds)
+        print(
+            f"process time: {startup + overhead:.2f} s starting processes "
+            f"({startup:.2f} s once to import NumPy and matplotlib, {overhead:.2f} s forking {len(results)} snippets), {code:.2f} s running snippet code"
+        )
     return results
 
 
@@ -106,15 +90,15 @@ def report(results):
     """sphinx-gallery-style timing table, slowest first, then each failure in full."""
     if results:
         print("\nExecution times")
-        for name, (seconds, error) in sorted(results.items(), key=lambda item: -item[1][0]):
-            print(f"  {seconds:7.2f} s  {name}{'  FAILED' if error else ''}")
-    failures = {name: error for name, (_, error) in results.items() if error}
+        for name, outcome in sorted(results.items(), key=lambda item: -item[1].seconds):
+            print(f"  {outcome.seconds:7.2f} s  {name}{'  FAILED' if outcome.error else ''}")
+    failures = {name: outcome.error for name, outcome in results.items() if outcome.error}
     for name, error in sorted(failures.items()):
         print(f"\nsnippet {name} failed; its previous outputs are left untouched:\n{error}", file=sys.stderr)
     return failures
 
 
-def build(project, names=None, force=False, jobs=2):
+def build(project, names=None, force=False, jobs=None):
     """Regenerate stale outputs (all named ones with force) and notebooks. Returns an exit status."""
     from .notebooks import write_notebooks
 

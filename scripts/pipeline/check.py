@@ -23,8 +23,8 @@ def rerun_differences(project, plans):
     differences = []
     results = execute(dataclasses.replace(project, outputs=scratch), plans)
     for p in plans:
-        if results[p.name][1]:
-            differences.append(f"{p.name}: fails when rerun")
+        if results[p.name].error:
+            differences.append(f"{p.name}: fails when rerun: {results[p.name].error.splitlines()[0]}")
             continue
         fresh, committed = scratch / p.name, project.generated / p.name
         comparison = filecmp.dircmp(fresh, committed)

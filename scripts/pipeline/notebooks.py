@@ -1,10 +1,13 @@
-"""One notebook per chapter, generated from the snippets the chapter includes.
+"""One notebook per chapter, generated from the snippets the chapter includes and their committed outputs.
 
-For docs/<chapter>.md the build writes docs/notebooks/<chapter>.ipynb, which
-mkdocs-jupyter executes and renders; the site also offers the same cells as a
-plain script (``notebook_script``: jupytext's percent format), written at site
-build time. The first cells load the local modules from their text, so a
-downloaded notebook runs anywhere with NumPy and matplotlib and writes no files.
+For docs/<chapter>.md the build writes docs/notebooks/<chapter>.ipynb. Each
+snippet's cell carries the outputs of the run that wrote docs/generated/ (what
+it printed, then its figures in the order they were drawn), so the site
+renders notebooks without executing them. The site also offers the same cells
+as a plain script (``notebook_script``: jupytext's percent format), written at
+site build time. The first cells load the library modules from their text, so
+a downloaded notebook runs anywhere with NumPy and matplotlib and writes no
+files; library modules the chapter shows are visible cells, the others hidden.
 """
 
 import ast
@@ -13,10 +16,13 @@ import re
 import jupytext
 import nbformat
 
-from .discover import dependencies, import_graph, module_path
+from .discover import LIBRARY, dependencies, import_graph, module_path
+from .published import run_record
+from .runner import LIMIT_LINE
 from .store import write_text_atomic
 
 INCLUDE = re.compile(r'--8<--\s+"snippets/([a-z0-9_]+)\.py(?::[\w-]+)?"')
+LIBRARY_INCLUDE = re.compile(r'--8<--\s+"snippets/lib/([a-z0-9_]+)\.py(?::[\w-]+)?"')
 SECTION_MARKER = re.compile(r"^[ \t]*# --8<-- \[(start|end):[\w-]+\][ \t]*\n", re.MULTILINE)
 
 MODULE_TAG = "module-source"  # the site's notebook pages hide these cells (mkdocs.yml: remove_tag_config)
@@ -54,7 +60,7 @@ def split_docstring(source):
     if doc and isinstance(first, ast.Expr):
         lines = source.splitlines(keepends=True)
         source = "".join(lines[first.end_lineno :])
-    return doc, SECTION_MARKER.sub("", source).strip() + "\n"
+    return doc, LIMIT_LINE.sub("", SECTION_MARKER.sub("", source)).strip() + "\n"
 
 
 def module_cell(name, source):
@@ -63,28 +69,43 @@ def module_cell(name, source):
     return f"load_module(\"{name}\", r'''{source}''')"
 
 
+def snippet_outputs(project, name):
+    """The outputs of the committed run of snippets/<name>.py, as notebook outputs in the order they appeared."""
+    folder = project.generated / name
+    outputs = []
+    printed = (folder / "stdout.txt").read_text(encoding="utf-8") if (folder / "stdout.txt").exists() else ""
+    if printed:
+        outputs.append(nbformat.v4.new_output("stream", name="stdout", text=printed))
+    for figure in run_record(name, project)["figures"]:
+        svg = (folder / f"{figure}.svg").read_text(encoding="utf-8")
+        outputs.append(nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": f"<Figure {figure}>"}))
+    return outputs
+
+
 def build_notebook(project, stem, markdown, graph):
     title = chapter_title(markdown, stem)
     names = chapter_snippets(markdown)
+    shown = {f"{LIBRARY}.{module}" for module in LIBRARY_INCLUDE.findall(markdown)}
     modules = list(dict.fromkeys(m for name in names for m in dependencies(name, graph)))
     cells = [
         nbformat.v4.new_markdown_cell(
             f"# {title}\n\nThe runnable companion of the chapter *{title}*: every snippet of the chapter, "
-            "in reading order. The first cells load the site's helper modules "
-            f"({', '.join(f'`{project.relative(module_path(project, m))}`' for m in modules) or 'none'}) from their text, "
-            "so this notebook runs anywhere with NumPy and matplotlib. "
-            "The web page hides those cells; the downloaded notebook has them."
+            "in reading order, with the outputs the site's build recorded. The first cells load the site's library "
+            f"modules ({', '.join(f'`{project.relative(module_path(project, m))}`' for m in modules) or 'none'}) "
+            "from their text, so this notebook runs anywhere with NumPy and matplotlib. "
+            "The web page hides the modules the chapter does not show; the downloaded notebook has them all."
         ),
         nbformat.v4.new_code_cell(LOADER),
     ]
     for module in modules:
         source = module_path(project, module).read_text(encoding="utf-8")
-        cells.append(nbformat.v4.new_code_cell(module_cell(module, source), metadata={"tags": [MODULE_TAG]}))
+        metadata = {} if module in shown else {"tags": [MODULE_TAG]}
+        cells.append(nbformat.v4.new_code_cell(module_cell(module, source), metadata=metadata))
     for name in names:
         doc, code = split_docstring((project.snippets / f"{name}.py").read_text(encoding="utf-8"))
         heading, _, rest = (doc or name).partition("\n")
         cells.append(nbformat.v4.new_markdown_cell(f"## {heading.strip()}\n\n*From `snippets/{name}.py`.*\n\n{rest.strip()}".strip()))
-        cells.append(nbformat.v4.new_code_cell(code.rstrip("\n")))
+        cells.append(nbformat.v4.new_code_cell(code.rstrip("\n"), outputs=snippet_outputs(project, name)))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # fixed ids: byte-identical notebooks
     notebook = nbformat.v4.new_notebook(cells=cells)

@@ -40,8 +40,29 @@ def problems(folder, key):
 
 
 def stage_dir(project, name):
+    """A new staging folder, named after this process so a later build can tell when it was abandoned."""
     project.scratch.mkdir(parents=True, exist_ok=True)
-    return tempfile.mkdtemp(prefix=f"{name}-", dir=project.scratch)
+    return tempfile.mkdtemp(prefix=f"{os.getpid()}-{name}-", dir=project.scratch)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_scratch(project):
+    """Delete staging folders left by builds that were killed (their process no longer exists)."""
+    if not project.scratch.is_dir():
+        return
+    for folder in project.scratch.iterdir():
+        pid = folder.name.removeprefix("old-").split("-")[0]
+        if folder.is_dir() and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def publish(project, name, staged, manifest):
@@ -56,7 +77,7 @@ def publish(project, name, staged, manifest):
     project.generated.mkdir(parents=True, exist_ok=True)
     old = None
     if target.exists():
-        old = project.scratch / f"old-{name}-{os.getpid()}"
+        old = project.scratch / f"old-{os.getpid()}-{name}"
         os.replace(target, old)
     os.replace(staged, target)
     if old is not None:

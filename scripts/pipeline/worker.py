@@ -1,39 +1,44 @@
-"""Run one snippet in this process and capture what it produces into a folder.
+"""Run one snippet, section by section, and capture what it produces into a folder.
 
-    python -m scripts.pipeline.worker SNIPPET.py OUT_DIR
+This code runs inside a child process forked from the build's fork server
+(``runner.py``), which has already imported NumPy and matplotlib. The snippet's
+top-level statements run in order in one namespace, grouped by the
+``# --8<-- [start:name]`` / ``[end:name]`` sections they sit in, and what each
+group prints is kept for every section that encloses it. Writes:
 
-Writes stdout.txt, one SVG per open figure (named by the figure's label),
-table-<name>.md per published table, values.json, and on failure error.json
-(file, line, exception) with exit status 1. The builder runs this in a fresh
-process per snippet, so a crash cannot take the build down.
+- ``stdout.txt``: everything the snippet printed;
+- ``output-<section>.txt``: what the statements inside that section printed (when it printed anything);
+- ``<label>.svg``: one per open figure, named by its label;
+- ``table-<name>.json`` and ``table-<name>.md``: each published table, as data and as Markdown;
+- ``values.json``: the published values;
+- ``run.json``: the figures in the order they were created, and the sections in order.
+
+A failure is returned as data (file, line, exception), never raised.
 """
 
+import ast
+import builtins
 import io
 import json
-import os
 import re
-import runpy
 import sys
+import time
 import traceback
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-os.environ["MPLBACKEND"] = "Agg"
+import matplotlib.pyplot as plt
 
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from scripts.pipeline.tables import markdown_table  # noqa: E402
+from scripts.pipeline.tables import markdown_table
 
 _LABEL = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
+MARKER = re.compile(r"^[ \t]*# --8<-- \[(start|end):([\w-]+)\][ \t]*$")
 
 
 def _failure(exc, snippet):
-    """The innermost frame inside snippets/ (the snippet or a module it imports), and the exception."""
+    """The innermost frame inside snippets/ (the snippet or a library module), and the exception."""
     frames = traceback.extract_tb(exc.__traceback__)
-    inside = [f for f in frames if Path(f.filename).resolve().parent == snippet.parent] or frames[-1:]
+    inside = [f for f in frames if snippet.parent in Path(f.filename).resolve().parents] or frames[-1:]
     frame = inside[-1]
     return {
         "file": frame.filename,
@@ -41,6 +46,33 @@ def _failure(exc, snippet):
         "exception": "".join(traceback.format_exception_only(exc)).strip(),
         "traceback": "".join(traceback.format_exception(exc)),
     }
+
+
+def open_sections(source):
+    """For each line number (1-based), the sections open there, outermost first."""
+    stack, by_line = [], {}
+    for number, line in enumerate(source.splitlines(), start=1):
+        marker = MARKER.match(line)
+        if marker and marker.group(1) == "start":
+            stack.append(marker.group(2))
+        elif marker and marker.group(2) in stack:
+            stack.remove(marker.group(2))
+        by_line[number] = tuple(stack)
+    return by_line
+
+
+def segments(source, filename):
+    """[(sections, code object)]: runs of top-level statements that sit in the same sections."""
+    tree = ast.parse(source, filename=filename)
+    by_line = open_sections(source)
+    groups = []
+    for statement in tree.body:
+        sections = by_line.get(statement.lineno, ())
+        if groups and groups[-1][0] == sections:
+            groups[-1][1].append(statement)
+        else:
+            groups.append((sections, [statement]))
+    return [(sections, compile(ast.Module(body=body, type_ignores=[]), filename, "exec")) for sections, body in groups]
 
 
 def _figure_name(figure, number):
@@ -53,41 +85,67 @@ def _figure_name(figure, number):
 
 
 def save_figures(out):
+    """Save every open figure as <label>.svg; return the names in the order the figures were created."""
     plt.rcParams["svg.hashsalt"] = "self-attention-site"  # fixed ids: byte-identical SVG
+    names = []
     for number in plt.get_fignums():
         figure = plt.figure(number)
-        figure.savefig(out / f"{_figure_name(figure, number)}.svg", format="svg", metadata={"Date": None})
+        names.append(_figure_name(figure, number))
+        figure.savefig(out / f"{names[-1]}.svg", format="svg", metadata={"Date": None})
     plt.close("all")
+    return names
 
 
 def save_published(out):
     publish = sys.modules.get("lib.publish")
-    values = getattr(publish, "VALUES", {})
     for name, table in getattr(publish, "TABLES", {}).items():
         (out / f"table-{name}.md").write_text(markdown_table(table["header"], table["rows"]), encoding="utf-8")
+        (out / f"table-{name}.json").write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    values = getattr(publish, "VALUES", {})
     if values:
         text = json.dumps(values, indent=2, sort_keys=True, allow_nan=False)
         (out / "values.json").write_text(text + "\n", encoding="utf-8")
 
 
 def run(snippet, out):
+    """Run the snippet at ``snippet`` and write its outputs to ``out``.
+
+    Returns {"code_seconds": time spent in the snippet's own code, "stderr": text, "error": None or a dict}.
+    """
     snippet = Path(snippet).resolve()
     out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(snippet.parent))
     sys.argv = [str(snippet)]
+    sys.dont_write_bytecode = True  # no __pycache__: `mkdocs serve` watches snippets/
     plt.show = lambda *args, **kwargs: None  # keep figures open for capture
-    captured = io.StringIO()
+    namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": builtins}
+    whole, sections, errors = io.StringIO(), {}, io.StringIO()
+    start = time.perf_counter()
     try:
-        with redirect_stdout(captured):
-            runpy.run_path(str(snippet), run_name="__main__")
-        save_figures(out)
-        save_published(out)
+        with redirect_stderr(errors):
+            for enclosing, code in segments(snippet.read_text(encoding="utf-8"), str(snippet)):
+                printed = io.StringIO()
+                try:
+                    with redirect_stdout(printed):
+                        exec(code, namespace)
+                finally:
+                    whole.write(printed.getvalue())
+                    for name in enclosing:
+                        sections[name] = sections.get(name, "") + printed.getvalue()
+            figures = save_figures(out)
+            save_published(out)
     except (Exception, SystemExit) as exc:  # any failure of the snippet becomes data
-        (out / "error.json").write_text(json.dumps(_failure(exc, snippet), indent=2), encoding="utf-8")
-        return 1
-    (out / "stdout.txt").write_text(captured.getvalue(), encoding="utf-8")
-    return 0
+        return {"code_seconds": time.perf_counter() - start, "stderr": errors.getvalue(), "error": _failure(exc, snippet)}
+    (out / "stdout.txt").write_text(whole.getvalue(), encoding="utf-8")
+    for name, text in sections.items():
+        if text:
+            (out / f"output-{name}.txt").write_text(text, encoding="utf-8")
+    run_file = {"figures": figures, "sections": list(sections)}
+    (out / "run.json").write_text(json.dumps(run_file, indent=1) + "\n", encoding="utf-8")
+    return {"code_seconds": time.perf_counter() - start, "stderr": errors.getvalue(), "error": None}
 
 
-if __name__ == "__main__":
-    sys.exit(run(sys.argv[1], Path(sys.argv[2])))
+def child(snippet, out, connection):
+    """Entry point of a forked child: run the snippet, send the result to the parent."""
+    connection.send(run(snippet, Path(out)))
+    connection.close()
