@@ -2,7 +2,8 @@
 
 - on_pre_build: while `mkdocs serve` runs, rerun stale snippets (a failure is reported; serving goes on).
 - on_page_markdown: inline snippet values, append each chapter's notebook links, fill in the ledger tables.
-- on_page_content: notebook pages get alt text on output figures and keyboard-scrollable code cells.
+- on_page_content: notebook pages link their figures' committed SVG files, with the chapter's alt text, and get
+  keyboard-scrollable code cells.
 - on_post_build: write the plain-script twin (.py) beside every notebook the site serves.
 
 In a chapter, ``{{ snippet_name.value_name }}`` becomes the text that
@@ -12,7 +13,6 @@ reference to a missing snippet or value is a warning, so ``mkdocs build
 """
 
 import logging
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,13 +21,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from scripts.ledger import claims_table, values_table  # noqa: E402
+from scripts.notebook_figures import chapter_alt_texts, link_figures  # noqa: E402
 from scripts.pipeline.notebooks import chapter_snippets, notebook_script  # noqa: E402
 from scripts.pipeline.project import Project  # noqa: E402
 from scripts.pipeline.published import REFERENCE, values  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.values")
 LEDGER_CLAIMS, LEDGER_VALUES = "<!-- ledger:claims -->", "<!-- ledger:values -->"
-IMAGE_WITHOUT_ALT = re.compile(r"<img (?![^>]*\balt=)")
 _serving = False
 
 
@@ -83,9 +83,12 @@ def on_post_build(config):
 
 
 def on_page_content(html, page, config, files):
-    """Notebook pages: describe output figures (they carry no alt text) and let keyboards scroll code cells."""
+    """Notebook pages: link the committed figures with the chapter's alt text; let keyboards scroll code cells."""
     if page.file.src_path.endswith(".ipynb"):
-        html = IMAGE_WITHOUT_ALT.sub('<img alt="Figure drawn by the code cell above" ', html)
+        project = Project()
+        chapter = project.docs / f"{Path(page.file.src_path).stem}.md"
+        markdown = inline_values(chapter.read_text(encoding="utf-8"), project, chapter.name) if chapter.exists() else ""
+        html = link_figures(html, project.generated, chapter_alt_texts(markdown))
         html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
     return html
 

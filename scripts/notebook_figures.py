@@ -1,0 +1,39 @@
+"""Notebook pages show their figures as the committed SVG files, described by the chapter's alt text.
+
+A notebook carries each figure inline (so a downloaded notebook is complete), and mkdocs-jupyter renders it as
+a base64 ``data:`` image with the alt text "No description has been provided for this image". On the site the
+same bytes already exist as docs/generated/<snippet>/<figure>.svg, so the page links that file instead (cached
+once, loaded lazily) and uses the alt text the chapter gives the same figure.
+"""
+
+import base64
+import hashlib
+import re
+
+DATA_SVG = re.compile(r'<img alt="[^"]*" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=\s]+)"')
+CHAPTER_FIGURE = re.compile(r"!\[([^\]]*)\]\((generated/[a-z0-9_]+/[a-z0-9_-]+\.svg)\)")
+FALLBACK_ALT = "Figure drawn by the code cell above"
+
+
+def _svg_by_digest(generated):
+    """{sha256 of an SVG's bytes: its path relative to docs/}."""
+    return {hashlib.sha256(p.read_bytes()).hexdigest(): f"generated/{p.parent.name}/{p.name}" for p in generated.glob("*/*.svg")}
+
+
+def chapter_alt_texts(markdown):
+    """{figure path relative to docs/: alt text} of the figures a chapter shows."""
+    return {path: alt for alt, path in CHAPTER_FIGURE.findall(markdown)}
+
+
+def link_figures(html, generated, alt_texts, prefix="../../"):
+    """Replace each inline SVG image that is a committed figure with a lazy link to the file, with alt text."""
+    by_digest = _svg_by_digest(generated)
+
+    def replace(match):
+        path = by_digest.get(hashlib.sha256(base64.b64decode(match.group(1))).hexdigest())
+        if path is None:
+            return match.group(0).replace('alt="No description has been provided for this image"', f'alt="{FALLBACK_ALT}"')
+        alt = alt_texts.get(path, FALLBACK_ALT).replace('"', "&quot;")
+        return f'<img alt="{alt}" loading="lazy" src="{prefix}{path}"'
+
+    return DATA_SVG.sub(replace, html)
