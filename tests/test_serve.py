@@ -1,5 +1,5 @@
 """`mkdocs serve` on a copy of the project: it settles instead of rebuilding in a loop, reruns an edited
-snippet, and keeps serving while a snippet fails."""
+snippet, and keeps serving while a snippet fails or hangs past its time limit."""
 
 import os
 import shutil
@@ -14,7 +14,8 @@ import pytest
 
 pytestmark = pytest.mark.site
 REPO = Path(__file__).resolve().parents[1]
-PROBE = '"""A probe snippet."""\nfrom publish import value\nvalue("answer", {answer})\n'
+PROBE = '"""A probe snippet."""\nfrom lib.publish import value\nvalue("answer", {answer})\n'
+HANGING = '"""A probe that never ends."""\n# Build time limit: 2 s\nimport time\nwhile True:\n    time.sleep(1)\n'
 
 
 def free_port():
@@ -51,10 +52,10 @@ def copy(tmp_path):
     return tmp_path
 
 
-def test_serve_settles_reruns_edits_and_survives_a_failing_snippet(copy):
+def test_serve_settles_reruns_edits_and_survives_failing_and_hanging_snippets(copy):
     port = free_port()
     log = copy / "serve.log"
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "EXECUTE_NOTEBOOKS": "false"}
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     with open(log, "w") as stream:
         server = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "--no-strict", "--dev-addr", f"127.0.0.1:{port}"],
@@ -75,9 +76,11 @@ def test_serve_settles_reruns_edits_and_survives_a_failing_snippet(copy):
         (copy / "snippets" / "serve_probe.py").write_text(PROBE.format(answer="1 / 0"))
         wait_for(lambda: "ZeroDivisionError" in log.read_text(), what="the failure report")
         assert f"{copy / 'snippets' / 'serve_probe.py'}:3: ZeroDivisionError" in log.read_text()
-        time.sleep(3)
-        status, body = fetch(url)
-        assert status == 200 and "The answer is 42" in body, "the site keeps serving the previous outputs"
+        wait_for(lambda: "The answer is 42" in fetch(url)[1], what="the site serving the previous outputs")
+
+        (copy / "snippets" / "serve_probe.py").write_text(HANGING)
+        wait_for(lambda: "snippets/serve_probe.py: timed out after 2 s" in log.read_text(), what="the timeout report")
+        wait_for(lambda: "The answer is 42" in fetch(url)[1], what="the site serving on after a hanging snippet")
         assert server.poll() is None
     finally:
         server.terminate()

@@ -2,7 +2,7 @@
 
 The quick check compares cache keys and file hashes with each manifest. The
 full check (--full) also reruns every snippet into a scratch folder and
-compares the bytes with the committed files.
+compares the bytes with the committed files, notebooks included.
 """
 
 import dataclasses
@@ -17,7 +17,7 @@ FIX = "make outputs"
 
 
 def rerun_differences(project, plans):
-    """Rerun every snippet into scratch; list the files whose bytes differ from the committed ones."""
+    """Rerun every snippet into scratch; list the files (outputs and notebooks) whose bytes would differ."""
     scratch = project.scratch / "full-check"
     shutil.rmtree(scratch, ignore_errors=True)
     differences = []
@@ -32,6 +32,8 @@ def rerun_differences(project, plans):
         changed += [f for f in comparison.common_files if not filecmp.cmp(fresh / f, committed / f, shallow=False)]
         if changed:
             differences.append(f"{p.name}: rerunning gives different {', '.join(sorted(set(changed)))}")
+    rerun = dataclasses.replace(project, outputs=scratch)  # the notebooks as the rerun's outputs would make them
+    differences += [f"{project.relative(path)}: its outputs differ from the rerun's" for path in stale_notebooks(rerun)]
     shutil.rmtree(scratch, ignore_errors=True)
     return differences
 
