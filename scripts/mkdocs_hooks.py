@@ -1,7 +1,7 @@
 """MkDocs hooks: what the site adds to MkDocs, in build order.
 
 - on_pre_build: while `mkdocs serve` runs, rerun stale snippets (a failure is reported; serving goes on).
-- on_page_markdown: inline snippet values, append each chapter's notebook links, fill in the ledger tables.
+- on_page_markdown: inline generated tables and snippet values (a table's cells may quote values too), append each chapter's notebook links, fill in the ledger tables.
 - on_page_content: notebook pages get alt text on output figures and keyboard-scrollable code cells.
 - on_post_build: write the plain-script twin (.py) beside every notebook the site serves.
 
@@ -27,6 +27,7 @@ from scripts.pipeline.project import Project  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.values")
 REFERENCE = re.compile(r"\{\{\s*([a-z0-9_]+)\.([a-z0-9_]+)\s*\}\}")
+GENERATED_TABLE = re.compile(r'^--8<-- "docs/generated/([a-z0-9_]+)/(table-[a-z0-9_]+\.md)"$', re.MULTILINE)
 LEDGER_CLAIMS, LEDGER_VALUES = "<!-- ledger:claims -->", "<!-- ledger:values -->"
 IMAGE_WITHOUT_ALT = re.compile(r"<img (?![^>]*\balt=)")
 _serving = False
@@ -61,6 +62,16 @@ NOTEBOOK_BOX = """
     <a href="../notebooks/{stem}/{stem}.py" download>download .py</a>.
     Or run any snippet alone: `python snippets/<name>.py`.
 """
+
+
+def expand_tables(markdown, generated):
+    """Inline each whole-line include of a generated table, so that values its cells quote get inlined too."""
+
+    def replace(match):
+        path = generated / match.group(1) / match.group(2)
+        return path.read_text(encoding="utf-8").rstrip("\n") if path.exists() else match.group(0)
+
+    return GENERATED_TABLE.sub(replace, markdown)
 
 
 def notebook_box(markdown, stem):
@@ -100,6 +111,7 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     project = Project()
     stem = page.file.src_path[: -len(".md")]
+    markdown = expand_tables(markdown, project.generated)  # a table may quote values: {{ snippet.value }}
     markdown = inline_values(markdown, project.generated, page.file.src_path) + notebook_box(markdown, stem)
     if LEDGER_CLAIMS in markdown:
         markdown = markdown.replace(LEDGER_CLAIMS, claims_table(project)).replace(LEDGER_VALUES, values_table(project))
