@@ -53,17 +53,18 @@ CLAIMS = [
      "why-attention.md"),
     ("C000-04", "000 §2.1", "why", "\"cat\" and \"mat\" are 5 words apart, so an RNN passes through 5 nonlinear "
      "steps.", FAILS,
-     "{{ claims_why.cat_mat_between }} words lie between them (sat, on, the); the recurrence takes {{ claims_why.cat_mat_steps }} "
-     "steps.", "why-attention.md"),
+     "{{ why_path_length.cat_mat_words_between }} lie between them; the recurrence takes "
+     "{{ why_path_length.cat_mat_distance }} steps.", "why-attention.md"),
     ("C000-05", "000 §2.1", "why", "Gradient decay makes such a span (4–5 tokens) practically impossible for "
-     "LSTMs.", UNCHECKED,
-     "Needs a trained LSTM. Khandelwal et al. 2018 (ACL) report LSTM language models using about 200 tokens of "
-     "context.", "why-attention.md"),
+     "LSTMs.", FAILS,
+     "At 4 steps the gradient has not vanished: in an untrained tanh RNN ({{ why_rnn_gradient.draws }} draws) the "
+     "last state's gradient norm is {{ why_rnn_gradient.rnn_d4 }} at distance 4 and {{ why_rnn_gradient.rnn_d20 }} "
+     "at 20. Khandelwal et al. 2018 (ACL) report trained LSTM language models using about 200 tokens of context.",
+     "why-attention.md"),
     ("C000-06", "000 §2.1", "why", "A CNN needs exponentially many layers to cover a sentence.", FAILS,
-     "Width-3 kernels: {{ claims_why.conv_contiguous_512 }} contiguous or {{ claims_why.conv_dilated_512 }} dilated layers for 512 tokens, "
-     "{{ claims_why.conv_contiguous_1024 }} or "
-     "{{ claims_why.conv_dilated_1024 }} for 1024: linear or logarithmic. " + cite("§4: O(n/k), or O(log_k(n)) with "
-     "dilation."), "why-attention.md"),
+     "Width-{{ why_path_length.kernel }} kernels cover 512 tokens with {{ why_path_length.contiguous_512 }} "
+     "contiguous or {{ why_path_length.dilated_512 }} dilated layers: linear or logarithmic. "
+     + cite("§4: O(n/k), or O(log_k(n)) with dilation."), "why-attention.md"),
     ("C000-07", "000 §2.1", "why", "RNN-based models were stuck at 25.8 BLEU (EN-DE).", FAILS,
      "Table 2: GNMT+RL {{ claims_why.paper_gnmt_en_de }}, GNMT+RL Ensemble {{ claims_why.paper_gnmt_ens_en_de }}. {{ claims_why.paper_dev_base }} is the "
      "Transformer base "
@@ -91,9 +92,11 @@ CLAIMS = [
      "The score matrix grows as n²: {{ claims_why.n_score_entries_512 }} entries at 512 tokens, {{ claims_why.n_score_entries_4096 }} at 4096, so "
      "every model "
      "has a finite window; nothing outside it is seen at all.", "online-softmax.md"),
-    ("C003-04", "003 S2", "why", "RNNs only remember recent information.", UNCHECKED,
-     "Needs trained RNNs; \"only\" is too strong for Khandelwal et al. 2018 (about 200 tokens "
-     "used).", "why-attention.md"),
+    ("C003-04", "003 S2", "why", "RNNs only remember recent information.",
+     only_when("\"only\" means \"mostly\": an early word's influence decays with distance"),
+     "Untrained tanh RNN: the gradient of the last state has norm {{ why_rnn_gradient.rnn_d1 }} at distance 1, "
+     "{{ why_rnn_gradient.rnn_d20 }} at 20, {{ why_rnn_gradient.rnn_d49 }} at 49. Trained LSTM language models use "
+     "about 200 tokens (Khandelwal et al. 2018), so \"only the most recent\" is too strong.", "why-attention.md"),
     ("C003-05", "003 S2", "why", "Google introduced self-attention in \"Attention Is All You Need\" (2017).", FAILS,
      cite("§2: self-attention \"has been used successfully in a variety of tasks\" before; the paper's claim is the "
      "first "
@@ -113,17 +116,25 @@ CLAIMS = [
      only_when("positional encodings are added (in the first layer)"),
      "One word vector at all 7 positions: query rows differ by {{ claims_qkv.same_word_q_diff_no_pe }} without PE, by up to "
      "{{ claims_qkv.same_word_q_diff_pe }} with it.", "positional-encoding.md"),
+    ("C000-87", "000 §2.2", "qkv", "The names query, key, value are a misleading database metaphor; Q/K/V are "
+     "really projection, matching and aggregation.", FAILS,
+     "The names are the paper's own, and so is the lookup reading: an attention function maps \"a query and a set "
+     "of key-value pairs to an output\", a weighted sum of the values (" + cite("§3.2).") + " Projection, matching "
+     "and aggregation are how that soft lookup is computed, not a different thing.", "queries-keys-values.md"),
     ("C000-58", "000 §4.2", "qkv", "q_i·k_i (self-match) is usually the largest score.", only_when("W_q = W_k"),
-     "Untrained heads: the own position is the top key in {{ qkv_self_match.separate_rate_d8 }} of rows with separate W_q, W_k "
-     "(chance {{ qkv_self_match.chance }}), in {{ qkv_self_match.tied_rate_d64 }} with W_q = W_k.", "queries-keys-values.md"),
+     "Untrained projections, {{ qkv_self_match.n_rows }} rows: the own position is the top key in "
+     "{{ qkv_self_match.separate_rate_d8 }} of rows with separate W_q, W_k (chance {{ qkv_self_match.chance }}), "
+     "in {{ qkv_self_match.tied_rate_d64 }} with W_q = W_k at d_k = 64.", "queries-keys-values.md"),
     ("C000-60", "000 §4.2", "qkv", "\"cat\" attends to \"mat\" because of corpus statistics stored in W_k and "
      "W_v.", FAILS,
      "The seed's weights are random and untrained (no corpus), and W_v cannot change the pattern: redrawing W_v "
      "changes the "
      "weights by {{ claims_qkv.w_v_weight_change }}.", "queries-keys-values.md"),
     ("C000-81", "000 §6", "qkv", "Q·Kᵀ is essentially cosine similarity.", FAILS,
-     "q·k = {{ qkv_dot_vs_cosine.a_dot }}, (2q)·k = {{ qkv_dot_vs_cosine.b_dot }}; the cosine is {{ qkv_dot_vs_cosine.a_cos }} for both. Dot products depend on length.",
-     "queries-keys-values.md"),
+     "Two keys: one with cosine {{ qkv_dot_vs_cosine.a_cos }} scores {{ qkv_dot_vs_cosine.a_dot }}, one with "
+     "cosine {{ qkv_dot_vs_cosine.b_cos }} scores {{ qkv_dot_vs_cosine.b_dot }}: the dot product ranks them the "
+     "other way. Over {{ qkv_dot_vs_cosine.n_rows_random }} random rows the top key differs in "
+     "{{ qkv_dot_vs_cosine.disagree_rate }}.", "queries-keys-values.md"),
     ("C003-08", "003 S3", "qkv", "Attention is like a meeting where the boss's words weigh more.", UNCHECKED,
      "An analogy; weights come from query–key scores, not from a fixed importance.", ""),
     ("C003-10", "003 S3", "qkv", "Q is the search query, K the article's title, V its body.", UNCHECKED, "An "
@@ -148,11 +159,11 @@ CLAIMS = [
      "Contribution is w_j·v_j: in {{ claims_qkv.rows_top_weight_not_top_contribution }} of {{ claims_qkv.n_running_tokens }} rows of the running "
      "example the "
      "top-weight key is not the largest contributor.", "weighted-sum.md"),
-    ("C003-24", "003 S4", "qkv", "Gradients reach Q and K through the weights, and V directly through the weighted "
-     "sum.", HOLDS,
-     "dV = Wᵀ·dO exactly (difference {{ claims_qkv.dv_is_weights_t_g }}); the full backward pass matches finite differences to "
-     "{{ backward_gradcheck.max_rel_error }}.",
-     "backward.md"),
+    ("C003-24", "003 S4", "qkv", "Gradients reach Q and K through the weights, and V directly through the "
+     "weighted sum.", HOLDS,
+     "Wᵀ·dO matches finite differences of the loss in V to {{ claims_qkv.dv_is_weights_t_g }} (relative); the full "
+     "backward pass matches them to {{ backward_gradcheck.max_rel_error }} over {{ backward_gradcheck.n_entries }} "
+     "entries.", "backward.md"),
     ("G-01", "common", "qkv", "Each attention head looks at its own slice of the input features.", FAILS,
      "Every head projects all d_model features: changing only the last input feature moves head 0's queries by "
      "{{ claims_qkv.head0_sees_last_feature }}.", "multi-head.md"),
@@ -174,22 +185,26 @@ CLAIMS = [
      "(difference "
      "{{ claims_scaling.softmax_shift_error }}); a gap of 10 in 6 scores gives a top weight of {{ claims_scaling.gap10_top }}.", "softmax.md"),
     ("C000-19", "000 §2.3", "scaling", "Saturation makes gradients vanish.", HOLDS,
-     "Mean softmax Jacobian norm: {{ sdpa_saturation.jacobian_unscaled_64 }} unscaled (top weight {{ sdpa_saturation.max_weight_unscaled_64 }}), {{ sdpa_saturation.jacobian_scaled_64 }} scaled "
-     "(top weight {{ sdpa_saturation.max_weight_scaled_64 }}), d_k = 64.", "softmax.md"),
+     "Over {{ sdpa_saturation.n_rows }} rows of {{ sdpa_saturation.n_keys }} keys at d_k = 64, mean softmax Jacobian "
+     "norm {{ sdpa_saturation.jacobian_unscaled_64 }} unscaled (mean top weight "
+     "{{ sdpa_saturation.max_weight_unscaled_64 }}), {{ sdpa_saturation.jacobian_scaled_64 }} scaled (top weight "
+     "{{ sdpa_saturation.max_weight_scaled_64 }}); at d_k = 1024, {{ sdpa_saturation.jacobian_unscaled_1024 }} "
+     "unscaled.", "scaled-dot-product.md"),
     ("C000-20", "000 §2.3", "scaling", "Setting s²·d_k = 1 gives the factor s = 1/√d_k.", HOLDS,
      "Scaled variances {{ claims_scaling.var_scaled_16 }}, {{ claims_scaling.var_scaled_64 }}, {{ claims_scaling.var_scaled_512 }} (C000-16).", "scaled-dot-product.md"),
     ("C000-21", "000 §2.3", "scaling", "Without the scale the seed's softmax gives rows like [0.999, 0.0001, "
      "…].", FAILS,
-     "Unscaled, the seed's code overflows (max score {{ sdpa_seed_claims.s000_max_unscaled_score }}): {{ sdpa_seed_claims.s000_nan_rows }} of 6 rows "
-     "are NaN. "
-     "A stable softmax gives exactly one-hot rows (mean top weight "
-     "{{ sdpa_seed_claims.s000_one_hot_rows_unscaled }}).", "debugging.md#nan-overflow"),
+     "Unscaled, the seed's exp overflows (largest score {{ sdpa_seed_claims.s000_max_unscaled_score }}): "
+     "{{ sdpa_seed_claims.s000_nan_rows }} of {{ sdpa_seed_claims.s000_rows }} rows are NaN, and at least "
+     "{{ sdpa_seed_claims.robust_min_nan_rows }} in each of {{ sdpa_seed_claims.robust_seeds }} draws. A stable "
+     "softmax gives {{ sdpa_seed_claims.s000_one_hot_rows_unscaled }} rows that are exactly one-hot.",
+     "scaled-dot-product.md"),
     ("C000-22", "000 §2.3", "scaling", "Adding / √d_k immediately makes the weights smooth and trainable.", FAILS,
-     "In the seed's code, with the scale: score std {{ sdpa_seed_claims.s000_scaled_score_std }}, mean top weight {{ claims_seed000.mean_top }}. The "
-     "cause is "
-     "W drawn with std 1 (q entries have std {{ claims_scaling.seed000_q_std }}); with std 1/√d_model: score std {{ claims_scaling.seed000_fixed_std }}, "
-     "top weight "
-     "{{ claims_scaling.seed000_fixed_top_nomask }} without the mask.", "debugging.md#one-hot-weights"),
+     "In the seed's code, with the scale: score std {{ sdpa_seed_claims.s000_scaled_score_std }}; over "
+     "{{ sdpa_seed_claims.robust_seeds }} draws {{ sdpa_seed_claims.robust_share_one_hot_scaled }} of rows put more "
+     "than 0.999 on one key. The cause is W drawn with std 1 (q entries have std {{ claims_scaling.seed000_q_std }}); "
+     "with std 1/√d_model the same draw gives score std {{ claims_scaling.seed000_fixed_std }} and mean top weight "
+     "{{ claims_scaling.seed000_fixed_top_nomask }} over its 6 rows without the mask.", "debugging.md#one-hot-weights"),
     ("C000-23", "000 §2.3", "scaling", "Scaling is not a trick but a mathematical necessity.", only_when("q and k "
      "have unit-variance components"),
      "The seed's own code scales and still saturates (C000-22).", "debugging.md#one-hot-weights"),
@@ -198,15 +213,18 @@ CLAIMS = [
      "Standard deviation grows as √d_k (variances {{ claims_scaling.var_dot_16 }}, {{ claims_scaling.var_dot_64 }}, "
      "{{ claims_scaling.var_dot_512 }}).", "scaled-dot-product.md"),
     ("C003-19", "003 S4", "scaling", "A saturated softmax outputs near 0 or 1 and has tiny gradients.", HOLDS,
-     "Jacobian norm {{ sdpa_saturation.jacobian_unscaled_64 }} vs {{ sdpa_saturation.jacobian_scaled_64 }} (C000-19).", "softmax.md"),
-    ("C003-20", "003 S4", "scaling", "Dividing by √d_k normalises the score variance to 1.", only_when("q and k have "
-     "unit-variance components"),
-     "Scaled score std in seed 003's code: {{ sdpa_seed_claims.s003_scaled_var }}; in seed 000's: "
-     "{{ sdpa_seed_claims.s000_scaled_score_std }}.", "debugging.md#one-hot-weights"),
+     "Over {{ sdpa_saturation.n_rows }} rows at d_k = 64: Jacobian norm {{ sdpa_saturation.jacobian_unscaled_64 }} "
+     "unscaled vs {{ sdpa_saturation.jacobian_scaled_64 }} scaled (C000-19).", "scaled-dot-product.md"),
+    ("C003-20", "003 S4", "scaling", "Dividing by √d_k normalises the score variance to 1.", only_when("q and k "
+     "have unit-variance components"),
+     "Scaled score variance in seed 003's code: {{ sdpa_seed_claims.s003_scaled_var }}; standard deviation in seed "
+     "000's: {{ sdpa_seed_claims.s000_scaled_score_std }}.", "scaled-dot-product.md"),
     ("C003-21", "003 S4", "scaling", "Table: unscaled → variance d_k, tiny gradient, hard to train; scaled → "
-     "variance 1, moderate, stable.",
-     only_when("inputs have unit variance (the training column is not measured)"),
-     "Variance and gradient columns: C000-16 and C000-19. Convergence needs training runs.", "scaled-dot-product.md"),
+     "variance 1, moderate, stable.", only_when("q and k have unit-variance components"),
+     "Variance and gradient columns: C000-16 and C000-19. Training column, d_k = {{ train_scaling.d_k }}, "
+     "{{ train_scaling.n_seeds }} seeds, {{ train_scaling.steps }} steps: attention on the right word "
+     "{{ train_scaling.final_attention_scaled_mean }} scaled vs {{ train_scaling.final_attention_unscaled_mean }} "
+     "unscaled.", "training.md"),
     ("C003-22", "003 S4", "scaling", "Each softmax row sums to 1.", HOLDS, "Largest deviation over 50 rows of wide "
      "scores: {{ claims_scaling.row_sum_error }}.",
      "softmax.md"),
@@ -218,26 +236,34 @@ CLAIMS = [
     ("C003-42", "003 S7", "scaling", "Subtract the max in softmax to avoid overflow.", HOLDS,
      "It removes the seed's NaN rows exactly (C000-21).", "debugging.md#nan-overflow"),
     ("G-03", "common", "scaling", "Dividing by d_k instead of √d_k works just as well.", FAILS,
-     "Unit-variance q, k with d_k = 64: mean top weight {{ claims_scaling.scale_d_k_top }} over 6 keys, close to uniform ({{ claims_scaling.uniform_6 }}).",
-     "scaled-dot-product.md"),
+     "Unit-variance q, k with d_k = 64, {{ claims_scaling.n_rows }} rows of 6 keys: mean top weight "
+     "{{ claims_scaling.scale_d_k_top }} with 1/d_k, close to uniform ({{ claims_scaling.uniform_6 }}), against "
+     "{{ claims_scaling.scale_sqrt_d_k_top }} with 1/√d_k.", "scaled-dot-product.md"),
     ("G-04", "common", "scaling", "The 1/√d_k scale is a softmax temperature of √d_k.", HOLDS,
-     "softmax(s/√d_k) is softmax with temperature √d_k by definition (difference "
-     "{{ claims_scaling.temperature_error }}).", "softmax.md"),
+     "The core's softmax of s/√d_k against exp(s/T)/Σ exp(s/T) written out with T = √d_k = 8, over "
+     "{{ claims_scaling.n_rows }} rows: largest difference {{ claims_scaling.temperature_error }}. That temperature "
+     "brings unit-variance scores at d_k = 64 to std {{ claims_scaling.temperature_std }}.", "softmax.md"),
     # ---------------------------------------------------------------- positions and order
     ("C000-24", "000 §3.1", "positions", "Without position information attention cannot tell word orders "
      "apart.", HOLDS,
      "Permuting the input permutes the output exactly (error {{ order_permutation.equivariance_error }}).", "order-matters.md"),
     ("C000-25", "000 §3.1", "positions", "Position is a separate, learnable feature dimension hard-coded into the "
      "word vector.", FAILS,
-     "Sinusoidal encodings are fixed (computed twice: difference {{ claims_positions.pe_repeat_error }}) and added to the same d_model "
-     "dimensions. "
-     + cite("§3.5."), "positional-encoding.md"),
+     "Sinusoidal encodings have no parameters (the seed's own loop equals the core's formula to "
+     "{{ claims_positions.pe_formula_error }}) and are added to the same d_model dimensions. " + cite("§3.5."),
+     "positional-encoding.md"),
     ("C000-26", "000 §3.1", "positions", "Sinusoidal encoding is not the only solution.", HOLDS,
      "Table 3 row (E): learned positional embeddings {{ claims_why.paper_dev_learned_pe }} BLEU vs {{ claims_why.paper_dev_base }} "
      "(dev).", "positional-encoding.md"),
-    ("C000-27", "000 §3.1", "positions", "Sinusoidal encodings are deterministic.", HOLDS, "Two computations differ "
-     "by {{ claims_positions.pe_repeat_error }}.",
-     "positional-encoding.md"),
+    ("C000-88", "000 §3.1", "positions", "Vaswani et al. designed the sinusoidal encoding in 2017 to meet three "
+     "constraints: deterministic, extrapolating, sensitive to relative position.",
+     only_when("read as the paper's two stated reasons"),
+     "§3.5 gives two: relative positions (PE at pos + k is a linear function of PE at pos: a rotation, to "
+     "{{ pe_relative.rotation_max_error }}) and a hope to \"extrapolate to sequence lengths longer than the ones "
+     "encountered during training\". Determinism is a property, not a stated goal.", "positional-encoding.md"),
+    ("C000-27", "000 §3.1", "positions", "Sinusoidal encodings are deterministic.", HOLDS,
+     "A closed formula of position and dimension, with no draw and no parameter; the seed's loop and the core agree "
+     "to {{ claims_positions.pe_formula_error }}.", "positional-encoding.md"),
     ("C000-28", "000 §3.1", "positions", "The encoding extrapolates to positions never seen in training.",
      only_when("it means the vectors can be computed"),
      "Position {{ claims_positions.far_position }} is finite (max |PE| {{ claims_positions.pe_far_max }}). Whether a model uses it is untested here; the paper "
@@ -270,11 +296,11 @@ CLAIMS = [
      "512.", only_when("the model is BERT-like"),
      "BERT's `max_position_embeddings=512` is a learned table; sinusoidal encodings exist at any position (C000-28).",
      "positional-encoding.md"),
-    ("C000-75", "000 §5.2", "positions", "Fine-tuning on 128-token data overfits the first 128 positions and ignores "
-     "the rest.", UNCHECKED,
-     "Needs fine-tuning runs. Rows of a learned table that no input uses get exactly zero gradient; sinusoidal "
-     "encodings "
-     "have no parameters at all.", "debugging.md#positions"),
+    ("C000-75", "000 §5.2", "positions", "Fine-tuning on 128-token data overfits the first 128 positions and "
+     "ignores the rest.", only_when("positions are a learned table, and \"ignores\" means \"never updates\""),
+     "Rows of a learned {{ debug_positions.table_rows }}-row table that no input uses get gradient "
+     "{{ debug_positions.unused_grad }}: they keep their pre-trained values. Sinusoidal encodings have no parameters. "
+     "Whether the used rows overfit needs fine-tuning runs.", "debugging.md#positions"),
     ("C000-76", "000 §5.2", "positions", "Fix: map the \"512-dim\" encoding to 128 dims, then bilinearly back to "
      "512.", FAILS,
      "512 is a number of positions, not a width. Resampling the table down to 128 positions and back moves dimension "
@@ -300,7 +326,8 @@ CLAIMS = [
      "Same measurement as C003-36.", "order-matters.md"),
     ("C003-38", "003 S6", "positions", "\"I love you\" and \"You love I\" are treated as the same "
      "input.", only_when("\"same\" means the same set of outputs"),
-     "The sorted outputs agree to {{ order_permutation.pooled_error }}; each token keeps its own output vector.", "order-matters.md"),
+     "Mean-pooled outputs agree to {{ order_permutation.pooled_error }}; each token keeps its own output vector, "
+     "which moves with it ({{ order_permutation.equivariance_error }}).", "order-matters.md"),
     ("C003-39", "003 S6", "positions", "Positional encodings are added to the word "
      "embeddings.", HOLDS, cite("§3.5."), "positional-encoding.md"),
     ("C003-40", "003 S6", "positions", "Addition was chosen over concatenation to keep the width and be efficient.",
@@ -353,19 +380,25 @@ CLAIMS = [
     ("C000-42", "000 §3.3", "masks", "np.triu(ones, k=1) marks exactly the pairs j > i.", HOLDS, "Checked for L = 6: "
      "{{ claims_masks.triu_is_future }}.",
      "masks.md"),
-    ("C000-43", "000 §3.3", "masks", "Subtracting 1e9 makes the masked weights ≈ 0.", only_when("each row keeps a "
-     "visible key"),
-     "exp(−1e9) = {{ claims_masks.exp_minus_1e9 }}; masked weights are exactly {{ claims_masks.masked_weight_max }}. A fully masked row becomes "
-     "uniform "
-     "({{ claims_masks.fully_masked_1e9 }} each).", "debugging.md#nan-masked-rows"),
-    ("C000-44", "000 §3.3", "masks", "Masked weights are 0 and their gradient is 0.", HOLDS, "Largest gradient on a "
-     "masked score: {{ debug_gradients.masked_grad_max }}.",
-     "debugging.md#detach"),
-    ("C000-45", "000 §3.3", "masks", "Mask before the softmax, not after.", HOLDS, "See "
-     "C000-46.", "debugging.md#leaking-mask"),
-    ("C000-46", "000 §3.3", "masks", "Subtracting the mask after the softmax is ineffective because the values are "
-     "saturated.", FAILS,
-     "It gives weights of {{ masks_after_softmax.subtract_after_min }}: garbage, and unrelated to saturation.", "debugging.md#leaking-mask"),
+    ("C000-43", "000 §3.3", "masks", "Subtracting 1e9 makes the masked weights ≈ 0.",
+     only_when("every row keeps a visible key and the dtype can hold 1e9 (float32 or wider)"),
+     "The seed's own line, `scores - 1e9 * mask`, on its own scores (table below): in float64 the masked weights "
+     "are {{ claims_masks.float64_naive_causal }}. A row whose keys are all masked gives "
+     "{{ claims_masks.float64_naive_empty }} weights with the seed's exp / sum, and with a max-subtracting softmax "
+     "the *unmasked* row (change {{ claims_masks.float64_stable_empty }}). float32 rounds −1e9 + s to steps of 64 "
+     "(change {{ claims_masks.float32_stable_empty }}); float16 stores 1e9 as inf and inf·0 = NaN, so every "
+     "weight is NaN ({{ claims_masks.float16_stable_causal }}).", "masks.md"),
+    ("C000-44", "000 §3.3", "masks", "Masked weights are 0 and their gradient is 0.", HOLDS,
+     "Largest gradient on a masked score: {{ debug_gradients.masked_grad_max }}; a fully masked query gets "
+     "{{ backward_gradcheck.masked_query_grad }}.", "debugging.md#detach"),
+    ("C000-45", "000 §3.3", "masks", "Mask before the softmax, not after.", HOLDS,
+     "After the softmax, subtracting 1e9 gives weights down to {{ masks_after_softmax.subtract_after_min }}; "
+     "multiplying by the mask without renormalising leaves rows summing to {{ masks_after_softmax.no_renorm_min_sum }}, "
+     "and their denominators still include the future.", "masks.md"),
+    ("C000-46", "000 §3.3", "masks", "Subtracting the mask after the softmax is ineffective because the values "
+     "are saturated.", FAILS,
+     "It gives weights of {{ masks_after_softmax.subtract_after_min }}: garbage, and unrelated to saturation.",
+     "masks.md"),
     ("C000-47", "000 §3.3", "masks", "A mask in the wrong place once crashed the author's training.", UNCHECKED, "An "
      "anecdote.", ""),
     ("C003-09", "003 S3", "masks", "Each word attends to all the other words.", only_when("there is no causal mask "
@@ -437,16 +470,19 @@ CLAIMS = [
      "{{ claims_seed000.five_words }}.",
      "debugging.md#shape-errors"),
     ("C000-65", "000 §5.1", "debugging", "One-hot weights mean the scale is missing or too small.", FAILS,
-     "The seed's code has the scale and is one-hot (top weight {{ claims_seed000.mean_top }}); the cause is W's std (C000-22).",
+     "The seed's code has the scale and is one-hot (mean top weight {{ claims_seed000.mean_top }} over its 6 rows; "
+     "{{ sdpa_seed_claims.robust_share_one_hot_scaled }} of rows over {{ sdpa_seed_claims.robust_seeds }} draws); the "
+     "cause is W's std (C000-22).",
      "debugging.md#one-hot-weights"),
     ("C000-66", "000 §5.1", "debugging", "For NaN from exp overflow, clip scores to [−50, 50].", FAILS,
-     "Clipping changes the weights: scores [120, 80, 60, 0] get top weight {{ debug_nan.row_clipped_top }} instead of {{ debug_nan.row_exact_top }}, "
-     "and "
-     "clipped scores get zero gradient; subtracting the max is exact.",
-     "debugging.md#nan-overflow"),
+     "Clipping changes the weights: scores [120, 80, 60, 0] get top weight {{ debug_nan.row_clipped_top }} instead of "
+     "{{ debug_nan.row_exact_top }}, and {{ debug_nan.clip_zero_grad_share }} of the clipped scores get zero "
+     "gradient; subtracting the max is exact ({{ debug_nan.shift_error }}).", "debugging.md#nan-overflow"),
     ("C000-67", "000 §5.1", "debugging", "Over-attending to \"The\" comes from a too-large PE; normalise it by its "
      "max.", FAILS,
-     "max |PE| = {{ debug_first_token.pe_max }} already, so the fix is a no-op; a causal mask alone gives the first key extra weight.",
+     "max |PE| = {{ debug_first_token.pe_max }} already, so the fix changes the encoding by "
+     "{{ debug_first_token.pe_fix_change }}; a causal mask alone gives the first key extra weight "
+     "({{ debug_first_token.causal_measured }} against {{ debug_first_token.bidir_measured }} without it).",
      "debugging.md#first-word"),
     ("C000-68", "000 §5.1", "debugging", "Multi-head worse than single-head: W_o uninitialised; use "
      "randn·0.02.", UNCHECKED,
@@ -517,6 +553,7 @@ LINK_TITLES = {
     "weighted-sum.md": "Weighted sum", "multi-head.md": "Multi-head", "full-layer.md": "Full layer",
     "backward.md": "Backward pass", "kv-cache.md": "KV cache", "online-softmax.md": "Online softmax",
     "transformer-block.md": "Transformer block", "claims.md#the-papers-numbers": "the paper's numbers",
+    "training.md": "Training",
 }
 LINK_TITLES.update({f"debugging.md#{a}": "Debugging" for a in (
     "shape-errors", "one-hot-weights", "dead-head", "nan-overflow", "nan-masked-rows", "detach",
