@@ -66,19 +66,22 @@ CLAIMS = [
      "contiguous or {{ why_path_length.dilated_512 }} dilated layers: linear or logarithmic. "
      + cite("§4: O(n/k), or O(log_k(n)) with dilation."), "why-attention.md"),
     ("C000-07", "000 §2.1", "why", "RNN-based models were stuck at 25.8 BLEU (EN-DE).", FAILS,
-     "Table 2: GNMT+RL {{ claims_why.paper_gnmt_en_de }}, GNMT+RL Ensemble {{ claims_why.paper_gnmt_ens_en_de }}. {{ claims_why.paper_dev_base }} is the "
+     "Table 2: GNMT+RL {{ claims_why.paper_gnmt_en_de }}, GNMT+RL Ensemble {{ claims_why.paper_gnmt_ens_en_de }}. {{ "
+     "claims_why.paper_dev_base }} is the "
      "Transformer base "
      "model on the dev set (Table 3).", "claims.md#the-papers-numbers"),
     ("C000-08", "000 §2.1", "why", "The Transformer reached 28.4 BLEU.", HOLDS,
      "Table 2: Transformer (big), EN-DE, newstest2014: {{ claims_why.paper_big_en_de }}.", "claims.md#the-papers-numbers"),
     ("C000-09", "000 §2.1", "why", "Training was 3× faster.", FAILS,
-     "The paper reports FLOPs, not a speed-up: big {{ claims_why.paper_flops_big }} = {{ claims_why.flops_ratio_big_gnmt }}× GNMT+RL's; base is "
+     "The paper reports FLOPs, not a speed-up: big {{ claims_why.paper_flops_big }} = {{ "
+     "claims_why.flops_ratio_big_gnmt }}× GNMT+RL's; base is "
      "{{ claims_why.flops_ratio_convs2s }}× below ConvS2S and {{ claims_why.flops_ratio_gnmt }}× below GNMT+RL (Table "
      "2).", "claims.md#the-papers-numbers"),
     ("C000-10", "000 §2.1", "why", "\"Attention Is All You Need\" is from 2017.", HOLDS, "arXiv:1706.03762 (June "
      "2017), NIPS 2017.", ""),
     ("C000-11", "000 §2.1", "why", "Attention links any two tokens by a learnable, distance-free direct path.", HOLDS,
-     "Table 1: maximum path length O(1). Changing the first token moves the last output by {{ claims_why.first_to_last_one_layer }} "
+     "Table 1: maximum path length O(1). Changing the first token moves the last output by {{ "
+     "claims_why.first_to_last_one_layer }} "
      "after one layer.",
      "why-attention.md"),
     ("C000-12", "000 §2.1", "why", "The attention score is Q·Kᵀ.", HOLDS, "Before the 1/√d_k scale; see Eq. "
@@ -89,7 +92,8 @@ CLAIMS = [
      "earlier outputs "
      "by {{ masks_leakage.causal_max_change }}.", "masks.md"),
     ("C003-03", "003 S1", "why", "Self-attention completely solves the RNN's long-range forgetting.", FAILS,
-     "The score matrix grows as n²: {{ claims_why.n_score_entries_512 }} entries at 512 tokens, {{ claims_why.n_score_entries_4096 }} at 4096, so "
+     "The score matrix grows as n²: {{ claims_why.n_score_entries_512 }} entries at 512 tokens, {{ "
+     "claims_why.n_score_entries_4096 }} at 4096, so "
      "every model "
      "has a finite window; nothing outside it is seen at all.", "online-softmax.md"),
     ("C003-04", "003 S2", "why", "RNNs only remember recent information.",
@@ -114,7 +118,8 @@ CLAIMS = [
      "queries-keys-values.md"),
     ("C000-14", "000 §2.2", "qkv", "The same word at different positions gets different Q/K/V vectors.",
      only_when("positional encodings are added (in the first layer)"),
-     "One word vector at all 7 positions: query rows differ by {{ claims_qkv.same_word_q_diff_no_pe }} without PE, by up to "
+     "One word vector at all 7 positions: query rows differ by {{ claims_qkv.same_word_q_diff_no_pe }} without PE, "
+     "by up to "
      "{{ claims_qkv.same_word_q_diff_pe }} with it.", "positional-encoding.md"),
     ("C000-87", "000 §2.2", "qkv", "The names query, key, value are a misleading database metaphor; Q/K/V are "
      "really projection, matching and aggregation.", FAILS,
@@ -151,12 +156,14 @@ CLAIMS = [
      "queries-keys-values.md"),
     ("C003-17", "003 S4", "qkv", "A higher score means a stronger relation between two words.", only_when("comparing "
      "keys of one query"),
-     "Softmax keeps the order within a row (checked on the running example: {{ claims_qkv.softmax_keeps_row_order }}); scores of "
+     "Softmax keeps the order within a row (checked on the running example: {{ claims_qkv.softmax_keeps_row_order "
+     "}}); scores of "
      "different "
      "queries are not comparable.", "softmax.md"),
     ("C003-23", "003 S4", "qkv", "A word with a larger weight contributes more to the output.", only_when("the value "
      "vectors have equal length"),
-     "Contribution is w_j·v_j: in {{ claims_qkv.rows_top_weight_not_top_contribution }} of {{ claims_qkv.n_running_tokens }} rows of the running "
+     "Contribution is w_j·v_j: in {{ claims_qkv.rows_top_weight_not_top_contribution }} of {{ "
+     "claims_qkv.n_running_tokens }} rows of the running "
      "example the "
      "top-weight key is not the largest contributor.", "weighted-sum.md"),
     ("C003-24", "003 S4", "qkv", "Gradients reach Q and K through the weights, and V directly through the "
@@ -174,14 +181,16 @@ CLAIMS = [
      cite("§3.2.1: large dot products push the softmax \"into regions where it has extremely small gradients\"."),
      "scaled-dot-product.md"),
     ("C000-16", "000 §2.3", "scaling", "With unit-variance components, q·k has mean 0 and variance d_k.", HOLDS,
-     "{{ claims_scaling.n_samples }} samples: variance {{ claims_scaling.var_dot_16 }}, {{ claims_scaling.var_dot_64 }}, {{ claims_scaling.var_dot_512 }} for d_k = 16, 64, 512; after the scale "
+     "{{ claims_scaling.n_samples }} samples: variance {{ claims_scaling.var_dot_16 }}, {{ claims_scaling.var_dot_64 "
+     "}}, {{ claims_scaling.var_dot_512 }} for d_k = 16, 64, 512; after the scale "
      "{{ claims_scaling.var_scaled_16 }}, {{ claims_scaling.var_scaled_64 }}, {{ claims_scaling.var_scaled_512 }}. " + cite("footnote 4."), "scaled-dot-product.md"),
     ("C000-17", "000 §2.3", "scaling", "For d_k = 64 the dot products lie mostly in [−16, 16].", HOLDS,
      "{{ claims_scaling.share_within_16 }} of samples (±2 standard deviations).", "scaled-dot-product.md"),
     ("C000-18", "000 §2.3", "scaling", "Softmax saturates once inputs reach about 10 (e^10 ≈ 22026, e^20 ≈ "
      "4.8×10^8).",
      only_when("10 is the gap between scores, not their size"),
-     "e^10 = {{ claims_scaling.exp10 }}, e^20 = {{ claims_scaling.exp20 }}. softmax([1000, 1001, 1002]) = {{ claims_scaling.softmax_1000 }}, the same as for [0, 1, 2] "
+     "e^10 = {{ claims_scaling.exp10 }}, e^20 = {{ claims_scaling.exp20 }}. softmax([1000, 1001, 1002]) = {{ "
+     "claims_scaling.softmax_1000 }}, the same as for [0, 1, 2] "
      "(difference "
      "{{ claims_scaling.softmax_shift_error }}); a gap of 10 in 6 scores gives a top weight of {{ claims_scaling.gap10_top }}.", "softmax.md"),
     ("C000-19", "000 §2.3", "scaling", "Saturation makes gradients vanish.", HOLDS,
@@ -253,7 +262,8 @@ CLAIMS = [
      "{{ claims_positions.pe_formula_error }}) and are added to the same d_model dimensions. " + cite("§3.5."),
      "positional-encoding.md"),
     ("C000-26", "000 §3.1", "positions", "Sinusoidal encoding is not the only solution.", HOLDS,
-     "Table 3 row (E): learned positional embeddings {{ claims_why.paper_dev_learned_pe }} BLEU vs {{ claims_why.paper_dev_base }} "
+     "Table 3 row (E): learned positional embeddings {{ claims_why.paper_dev_learned_pe }} BLEU vs {{ "
+     "claims_why.paper_dev_base }} "
      "(dev).", "positional-encoding.md"),
     ("C000-88", "000 §3.1", "positions", "Vaswani et al. designed the sinusoidal encoding in 2017 to meet three "
      "constraints: deterministic, extrapolating, sensitive to relative position.",
@@ -266,7 +276,8 @@ CLAIMS = [
      "to {{ claims_positions.pe_formula_error }}.", "positional-encoding.md"),
     ("C000-28", "000 §3.1", "positions", "The encoding extrapolates to positions never seen in training.",
      only_when("it means the vectors can be computed"),
-     "Position {{ claims_positions.far_position }} is finite (max |PE| {{ claims_positions.pe_far_max }}). Whether a model uses it is untested here; the paper "
+     "Position {{ claims_positions.far_position }} is finite (max |PE| {{ claims_positions.pe_far_max }}). Whether a "
+     "model uses it is untested here; the paper "
      "only says it "
      "\"may allow the model to extrapolate\" (§3.5).", "positional-encoding.md"),
     ("C000-29", "000 §3.1", "positions", "P_i − P_j reflects the distance |i − j|.", HOLDS,
@@ -277,12 +288,14 @@ CLAIMS = [
      "The seed's loop equals the core's `sinusoidal_positions` (difference {{ claims_positions.pe_formula_error }}). " + cite("§3.5."),
      "positional-encoding.md"),
     ("C000-31", "000 §3.1", "positions", "Small j is a low-frequency wave, large j a high-frequency one.", FAILS,
-     "Reversed: the period is {{ claims_positions.period_dim0 }} positions at dimension 0 and {{ claims_positions.period_last }} at dimension 126 (d_model = "
+     "Reversed: the period is {{ claims_positions.period_dim0 }} positions at dimension 0 and {{ "
+     "claims_positions.period_last }} at dimension 126 (d_model = "
      "128).",
      "positional-encoding.md"),
     ("C000-32", "000 §3.1", "positions", "LayerNorm after embedding + PE is mandatory because their scales "
      "differ.", FAILS,
-     "std of the seed's word vectors {{ claims_positions.seed000_x_std }}, of its 6 encodings {{ claims_positions.pe6_std }} (long sequences {{ claims_positions.pe_long_std }}). "
+     "std of the seed's word vectors {{ claims_positions.seed000_x_std }}, of its 6 encodings {{ "
+     "claims_positions.pe6_std }} (long sequences {{ claims_positions.pe_long_std }}). "
      "The paper adds "
      "them and applies dropout, no LayerNorm (§3.4, §5.4).", "positional-encoding.md"),
     ("C000-33", "000 §3.1", "positions", "The correct pipeline is (embedding + PE) → LayerNorm → "
@@ -305,21 +318,24 @@ CLAIMS = [
      "512.", FAILS,
      "512 is a number of positions, not a width. Resampling the table down to 128 positions and back moves dimension "
      "0 by "
-     "{{ debug_positions.resample_error_fast }} (values lie in [−1, 1]). Position interpolation (Chen et al. 2023) rescales position "
+     "{{ debug_positions.resample_error_fast }} (values lie in [−1, 1]). Position interpolation (Chen et al. 2023) "
+     "rescales position "
      "indices to "
      "extend a window, not to shrink it.", "debugging.md#positions"),
     ("C000-77", "000 §5.2", "positions", "This gave 2.3× faster convergence.", UNCHECKED, "An anecdote without a "
      "setup.", ""),
     ("C000-83", "000 §6", "positions", "Without PE all words are equal and order is invisible.", only_when("there is "
      "no causal mask"),
-     "Permutation error {{ order_permutation.equivariance_error }} without a mask, {{ order_permutation.mask_equivariance_error }} with "
+     "Permutation error {{ order_permutation.equivariance_error }} without a mask, {{ "
+     "order_permutation.mask_equivariance_error }} with "
      "one.", "order-matters.md"),
     ("C000-84", "000 §6", "positions", "Transformers have no built-in notion of before and after.", only_when("there "
      "is no causal mask"),
      "A causal mask alone breaks the permutation symmetry: gap {{ order_permutation.mask_equivariance_error }}.", "order-matters.md"),
     ("C003-36", "003 S6", "positions", "Swapping two words gives exactly the same attention result (\"permutation "
      "invariance\").", FAILS,
-     "It is equivariance: f(Px) = P f(x) to {{ order_permutation.equivariance_error }}, but f(Px) differs from f(x) by {{ order_permutation.invariance_error }}.",
+     "It is equivariance: f(Px) = P f(x) to {{ order_permutation.equivariance_error }}, but f(Px) differs from f(x) "
+     "by {{ order_permutation.invariance_error }}.",
      "order-matters.md"),
     ("C003-37", "003 S6", "positions", "Without PE the dot product depends only on the words, not their "
      "positions.", HOLDS,
@@ -332,7 +348,8 @@ CLAIMS = [
      "embeddings.", HOLDS, cite("§3.5."), "positional-encoding.md"),
     ("C003-40", "003 S6", "positions", "Addition was chosen over concatenation to keep the width and be efficient.",
      only_when("read as \"addition keeps the width\""),
-     "Adding keeps d_model = {{ claims_heads.add_width }}; concatenating gives {{ claims_heads.concat_width }}. The paper gives only that reason (\"so "
+     "Adding keeps d_model = {{ claims_heads.add_width }}; concatenating gives {{ claims_heads.concat_width }}. The "
+     "paper gives only that reason (\"so "
      "that the two "
      "can be summed\", §3.5).", "positional-encoding.md"),
     ("C003-46", "003 S8", "positions", "Positional encoding fixes the order blindness.", HOLDS,
@@ -345,7 +362,8 @@ CLAIMS = [
      "Measured: {{ claims_heads.split_shapes }}.", "multi-head.md"),
     ("C000-37", "000 §3.2", "heads", "Softmax runs over dim 1, the sequence dimension.", only_when("the scores are "
      "2-D (L, L)"),
-     "For (h, L, L) scores, axis 1 leaves rows summing to as much as {{ claims_heads.axis1_row_sum_error }} away from 1; the last "
+     "For (h, L, L) scores, axis 1 leaves rows summing to as much as {{ claims_heads.axis1_row_sum_error }} away "
+     "from 1; the last "
      "axis: "
      "{{ claims_heads.axis_last_row_sum_error }}.", "softmax.md"),
     ("C000-38", "000 §3.2", "heads", "Without splitting heads a 64-d Q would meet a 128-d K.", FAILS,
@@ -366,15 +384,18 @@ CLAIMS = [
     ("C003-44", "003 S7", "heads", "The output has the input's shape (batch, seq_len, d_model).", HOLDS,
      "Seed 003's run: input, output, weights {{ claims_seed003.shapes }}.", "full-layer.md"),
     ("G-05", "common", "heads", "h heads of width d_model/h cost about as much as one full-width head.", HOLDS,
-     "Multiply-adds for QKᵀ at L = 6: {{ claims_heads.madds_multi }} with 2 heads, {{ claims_heads.madds_single }} with one. "
+     "Multiply-adds for QKᵀ at L = 6: {{ claims_heads.madds_multi }} with 2 heads, {{ claims_heads.madds_single }} "
+     "with one. "
      "" + cite("§3.2.2."), "multi-head.md"),
     # ---------------------------------------------------------------- masks
     ("C000-40", "000 §3.3", "masks", "In the encoder every token is visible.", only_when("there is no padding"),
-     "Without a padding mask a real token puts {{ debug_padding.no_mask_pad_weight }} of its weight on padding; with it, "
+     "Without a padding mask a real token puts {{ debug_padding.no_mask_pad_weight }} of its weight on padding; with "
+     "it, "
      "{{ debug_padding.padding_mask_pad_weight }}.",
      "debugging.md#padding"),
     ("C000-41", "000 §3.3", "masks", "The decoder must hide future tokens.", HOLDS,
-     "Without a mask, changing the last token moves earlier outputs by {{ masks_leakage.no_mask_max_change }}; with a causal mask by "
+     "Without a mask, changing the last token moves earlier outputs by {{ masks_leakage.no_mask_max_change }}; with "
+     "a causal mask by "
      "{{ masks_leakage.causal_max_change }}.",
      "debugging.md#leaking-mask"),
     ("C000-42", "000 §3.3", "masks", "np.triu(ones, k=1) marks exactly the pairs j > i.", HOLDS, "Checked for L = 6: "
@@ -393,7 +414,8 @@ CLAIMS = [
      "{{ backward_gradcheck.masked_query_grad }}.", "debugging.md#detach"),
     ("C000-45", "000 §3.3", "masks", "Mask before the softmax, not after.", HOLDS,
      "After the softmax, subtracting 1e9 gives weights down to {{ masks_after_softmax.subtract_after_min }}; "
-     "multiplying by the mask without renormalising leaves rows summing to {{ masks_after_softmax.no_renorm_min_sum }}, "
+     "multiplying by the mask without renormalising leaves rows summing to {{ masks_after_softmax.no_renorm_min_sum "
+     "}}, "
      "and their denominators still include the future.", "masks.md"),
     ("C000-46", "000 §3.3", "masks", "Subtracting the mask after the softmax is ineffective because the values "
      "are saturated.", FAILS,
@@ -405,7 +427,8 @@ CLAIMS = [
      "(it also attends to itself)"),
      "See C003-02.", "masks.md"),
     ("G-06", "common", "masks", "Filling masked scores with −∞ is always safe.", FAILS,
-     "A row of 6 keys, all masked with −∞: the naive softmax returns {{ claims_masks.fully_masked_inf_nan }} NaN weights of "
+     "A row of 6 keys, all masked with −∞: the naive softmax returns {{ claims_masks.fully_masked_inf_nan }} NaN "
+     "weights of "
      "6.", "debugging.md#nan-masked-rows"),
     # ---------------------------------------------------------------- the seeds' code and outputs
     ("C000-01", "000 §1", "code", "The core is 20 lines of NumPy.", only_when("\"20\" means about 20"),
@@ -425,11 +448,13 @@ CLAIMS = [
     ("C000-54", "000 §4.1", "code", "The word vectors are random stand-ins for trained embeddings.", HOLDS,
      "Drawn per position, so \"The\" and \"the\" are unrelated vectors.", "tokens-to-vectors.md"),
     ("C000-55", "000 §4.2", "code", "The \"cat\" row is [0.02, 0.45, 0.08, 0.15, 0.03, 0.27].", FAILS,
-     "The causal mask forces entries 3–6 to exactly 0 (measured max {{ claims_seed000.cat_future_max }}); the row is one-hot "
+     "The causal mask forces entries 3–6 to exactly 0 (measured max {{ claims_seed000.cat_future_max }}); the row is "
+     "one-hot "
      "(weight "
      "{{ claims_seed000.cat_self }} on \"cat\" in our draw).", "masks.md"),
     ("C000-56", "000 §4.2", "code", "\"cat\" attends most to itself (0.45).", FAILS,
-     "The row is one-hot, never 0.45; over {{ claims_seed000.n_draws }} random draws \"cat\" wins over \"The\" in {{ claims_seed000.cat_self_share }} (two "
+     "The row is one-hot, never 0.45; over {{ claims_seed000.n_draws }} random draws \"cat\" wins over \"The\" in {{ "
+     "claims_seed000.cat_self_share }} (two "
      "visible keys).",
      "masks.md"),
     ("C000-57", "000 §4.2", "code", "Next, \"cat\" attends to \"mat\" (0.27) and \"on\" (0.15).", FAILS,
@@ -445,7 +470,8 @@ CLAIMS = [
      "As C000-02, with the projection counted.", "scaled-dot-product.md"),
     ("C003-26", "003 S5", "code", "Initialising W_q, W_k, W_v as randn·0.01 (\"small random numbers\") is a good "
      "start.", FAILS,
-     "Seed 003's own run: every weight lies in [{{ sdpa_seed_claims.s003_weight_min }}, {{ sdpa_seed_claims.s003_weight_max }}] (uniform 0.2); output std "
+     "Seed 003's own run: every weight lies in [{{ sdpa_seed_claims.s003_weight_min }}, {{ "
+     "sdpa_seed_claims.s003_weight_max }}] (uniform 0.2); output std "
      "{{ sdpa_seed_claims.s003_output_std }} vs "
      "input {{ sdpa_seed_claims.s003_x_std }}.", "debugging.md#dead-head"),
     ("C003-27", "003 S5", "code", "The class implements scaled dot-product self-attention.", HOLDS,
@@ -457,7 +483,8 @@ CLAIMS = [
     ("C003-30", "003 S5", "code", "The printed row sum is 1.000.", HOLDS, "Measured: {{ claims_seed003.row_sum }}.", ""),
     ("C003-31", "003 S5", "code", "Same shape, and every word now carries its context.", only_when("the projections "
      "are not tiny"),
-     "With the class's init all 5 outputs of a sequence agree to {{ claims_seed003.token_spread }}: every token gets the same "
+     "With the class's init all 5 outputs of a sequence agree to {{ claims_seed003.token_spread }}: every token gets "
+     "the same "
      "average.",
      "debugging.md#dead-head"),
     ("C003-32", "003 S5", "code", "The heat map shows how much each word attends to the others.", FAILS,
@@ -486,12 +513,14 @@ CLAIMS = [
      "debugging.md#first-word"),
     ("C000-68", "000 §5.1", "debugging", "Multi-head worse than single-head: W_o uninitialised; use "
      "randn·0.02.", UNCHECKED,
-     "A training question. Table 3 (A): 1 head {{ claims_why.paper_dev_one_head }} vs {{ claims_why.paper_dev_base }} BLEU with "
+     "A training question. Table 3 (A): 1 head {{ claims_why.paper_dev_one_head }} vs {{ claims_why.paper_dev_base "
+     "}} BLEU with "
      "8.", "debugging.md#w-o"),
     ("C000-69", "000 §5.2", "debugging", "Plot attention maps during training to debug.", UNCHECKED, "Advice.", ""),
     ("C000-70", "000 §5.2", "debugging", "A head stuck on padding means a PE or mask bug.", only_when("\"bug\" means "
      "the padding mask"),
-     "Padding weight {{ debug_padding.no_mask_pad_weight }} without the mask, {{ debug_padding.padding_mask_pad_weight }} with it; PE plays no "
+     "Padding weight {{ debug_padding.no_mask_pad_weight }} without the mask, {{ "
+     "debug_padding.padding_mask_pad_weight }} with it; PE plays no "
      "part.", "debugging.md#padding"),
     ("C000-71", "000 §5.2", "debugging", "Weights stuck near uniform (≈0.1667) mean a dead head: check W_k's "
      "init.", HOLDS,
@@ -505,19 +534,22 @@ CLAIMS = [
     ("C000-78", "000 §5.2", "debugging", "An L1 penalty on attention weights makes a head sparse and local.", FAILS,
      "Every row's L1 norm is {{ claims_debugging.l1_row_norm }}; the penalty's gradient is {{ debug_gradients.l1_grad_max }}.", "debugging.md#l1-penalty"),
     ("C000-79", "000 §5.2", "debugging", "Penalising high short-range weights pushes a head to long range.", HOLDS,
-     "Gradient descent on such a penalty raises the mean attended distance from {{ claims_debugging.mean_distance_before }} to "
+     "Gradient descent on such a penalty raises the mean attended distance from {{ "
+     "claims_debugging.mean_distance_before }} to "
      "{{ claims_debugging.mean_distance_after }}.",
      "debugging.md#l1-penalty"),
     ("C000-80", "000 §5.2", "debugging", "This raised F1 by 5.7% on legal text.", UNCHECKED, "An anecdote without a "
      "setup.", ""),
     # ---------------------------------------------------------------- cost and the big picture
     ("C003-34", "003 S6", "cost", "Parallelism mainly helps training.", HOLDS,
-     "All positions in one causal call equal position-by-position generation (difference {{ claims_cost.parallel_vs_stepwise }}); "
+     "All positions in one causal call equal position-by-position generation (difference {{ "
+     "claims_cost.parallel_vs_stepwise }}); "
      "generation "
      "still needs one step per token.", "kv-cache.md"),
     ("C003-35", "003 S6", "cost", "Each generated token still recomputes attention with all history: "
      "O(N).", only_when("a KV cache is kept (then nothing is recomputed)"),
-     "Multiply-adds for one new token at N = {{ claims_cost.n_ctx }}, d = 64: {{ claims_cost.step_madds_cache }} with a cache, {{ claims_cost.step_madds_nocache }} "
+     "Multiply-adds for one new token at N = {{ claims_cost.n_ctx }}, d = 64: {{ claims_cost.step_madds_cache }} "
+     "with a cache, {{ claims_cost.step_madds_nocache }} "
      "recomputing "
      "every row.", "kv-cache.md"),
     ("C003-45", "003 S8", "cost", "Self-attention completely removes the RNN's serial bottleneck.", FAILS,
