@@ -404,11 +404,11 @@ CLAIMS = [
     ("C000-43", "000 §3.3", "masks", "Subtracting 1e9 makes the masked weights ≈ 0.",
      only_when("every row keeps a visible key and the dtype can hold 1e9 (float32 or wider)"),
      "The seed's own line, `scores - 1e9 * mask`, on its own scores (table below): in float64 the masked weights "
-     "are {{ claims_masks.float64_naive_causal }}. A row whose keys are all masked gives "
-     "{{ claims_masks.float64_naive_empty }} weights with the seed's exp / sum, and with a max-subtracting softmax "
-     "the *unmasked* row (change {{ claims_masks.float64_stable_empty }}). float32 rounds −1e9 + s to steps of 64 "
-     "(change {{ claims_masks.float32_stable_empty }}); float16 stores 1e9 as inf and inf·0 = NaN, so every "
-     "weight is NaN ({{ claims_masks.float16_stable_causal }}).", "masks.md"),
+     "are {{ claims_masks.float64_naive_causal }}. When every key is masked, the seed's exp / sum gives "
+     "{{ claims_masks.float64_naive_empty }} of {{ claims_masks.n_weights }} weights, and a max-subtracting softmax "
+     "returns the *unmasked* rows (change {{ claims_masks.float64_stable_empty }}). float32 rounds −1e9 + s to steps "
+     "of 64 (change {{ claims_masks.float32_stable_empty }}); float16 stores 1e9 as inf, and inf·0 = NaN makes "
+     "{{ claims_masks.float16_stable_causal }} of {{ claims_masks.n_weights }} weights even under the causal mask.", "masks.md"),
     ("C000-44", "000 §3.3", "masks", "Masked weights are 0 and their gradient is 0.", HOLDS,
      "Largest gradient on a masked score: {{ debug_gradients.masked_grad_max }}; a fully masked query gets "
      "{{ backward_gradcheck.masked_query_grad }}.", "debugging.md#detach"),
