@@ -1,7 +1,8 @@
 """MkDocs hooks: what the site adds to MkDocs, in build order.
 
 - on_pre_build: while `mkdocs serve` runs, rerun stale snippets (a failure is reported; serving goes on).
-- on_page_markdown: inline snippet values, append each chapter's notebook links, fill in the ledger tables.
+- on_page_markdown: inline generated tables and snippet values (a table's cells may quote values too), append each
+  chapter's notebook links, fill in the ledger tables.
 - on_page_content: notebook pages link their figures' committed SVG files, with the chapter's alt text, and get
   keyboard-scrollable code cells.
 - on_post_build: write the plain-script twin (.py) beside every notebook the site serves.
@@ -13,6 +14,7 @@ reference to a missing snippet or value is a warning, so ``mkdocs build
 """
 
 import logging
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,9 +26,11 @@ from scripts.ledger import claims_table, values_table  # noqa: E402
 from scripts.notebook_figures import chapter_alt_texts, link_figures  # noqa: E402
 from scripts.pipeline.notebooks import chapter_snippets, notebook_script  # noqa: E402
 from scripts.pipeline.project import Project  # noqa: E402
-from scripts.pipeline.published import REFERENCE, values  # noqa: E402
+from scripts.pipeline.published import REFERENCE, table, values  # noqa: E402
+from scripts.pipeline.tables import markdown_table  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.values")
+GENERATED_TABLE = re.compile(r'^--8<-- "docs/generated/([a-z0-9_]+)/table-([a-z0-9_]+)\.md"$', re.MULTILINE)
 LEDGER_CLAIMS, LEDGER_VALUES = "<!-- ledger:claims -->", "<!-- ledger:values -->"
 _serving = False
 
@@ -55,6 +59,19 @@ NOTEBOOK_BOX = """
     <a href="../notebooks/{stem}/{stem}.py" download>download .py</a>.
     Or run any snippet alone: `python snippets/<name>.py`.
 """
+
+
+def expand_tables(markdown, project):
+    """Render each whole-line include of a published table from its data, so values its cells quote get inlined."""
+
+    def replace(match):
+        try:
+            published = table(match.group(1), match.group(2), project)
+        except KeyError:
+            return match.group(0)  # pymdownx.snippets reports the missing file
+        return markdown_table(published["header"], published["rows"]).rstrip("\n")
+
+    return GENERATED_TABLE.sub(replace, markdown)
 
 
 def notebook_box(markdown, stem):
@@ -98,6 +115,7 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     project = Project()
     stem = page.file.src_path[: -len(".md")]
+    markdown = expand_tables(markdown, project)  # a table may quote values: {{ snippet.value }}
     markdown = inline_values(markdown, project, page.file.src_path) + notebook_box(markdown, stem)
     if LEDGER_CLAIMS in markdown:
         markdown = markdown.replace(LEDGER_CLAIMS, claims_table(project)).replace(LEDGER_VALUES, values_table(project))

@@ -82,3 +82,9 @@ def relative_error(a, b):
     a, b = np.asarray(a), np.asarray(b)
     scale = max(np.max(np.abs(a)), np.max(np.abs(b)), 1e-300)
     return float(np.max(np.abs(a - b)) / scale)
+
+
+def max_subtract_softmax(scores):
+    """Softmax that subtracts the row max and nothing else: no guard for a row of -inf (it gives NaN)."""
+    e = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
