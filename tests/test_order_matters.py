@@ -1,7 +1,9 @@
 """Order matters: self-attention without positions is permutation-equivariant; pooling makes it invariant;
 positional encodings and a causal mask break both. Oracles: the loop implementation in tests/oracle.py.
 
-Literature named on docs/order-matters.md: Haviv et al. (2022), "Transformer Language Models without Positional
+Literature named on docs/order-matters.md: Vaswani et al., "Attention Is All You Need" (arXiv:1706.03762),
+section 3.5: the positional encodings "have the same dimension d_model as the embeddings, so that the two can be
+summed". Haviv et al. (2022), "Transformer Language Models without Positional
 Encodings Still Learn Positional Information", Findings of EMNLP 2022 (abstract: "causal attention enables the
 model to infer the number of predecessors that each token can attend to").
 """
@@ -111,3 +113,14 @@ def test_the_page_uses_the_precise_words():
     assert "**permutation-equivariant**" in PAGE and "**permutation-invariant**" in PAGE
     assert "That is equivariance." in PAGE
     assert "Transformer Language Models without Positional Encodings Still Learn Positional Information" in PAGE
+    assert '"have the same dimension $d_{\\text{model}}$ as the embeddings, so that the two can be summed"' in PAGE
+
+
+@pytest.mark.claim("Projecting a concatenation [x, PE] equals two projections added; adding x + PE is the tied case")
+def test_concatenation_is_two_projections_added():
+    rng = np.random.default_rng(4)
+    x, pe, w = rng.normal(size=(7, 8)), sinusoidal_positions(7, 8), rng.normal(size=(16, 5))
+    np.testing.assert_allclose(np.hstack([x, pe]) @ w, x @ w[:8] + pe @ w[8:], atol=1e-13)
+    np.testing.assert_allclose(np.hstack([x, pe]) @ np.vstack([w[:8], w[:8]]), (x + pe) @ w[:8], atol=1e-13)
+    values = published("pe_add_vs_concat")
+    assert max(values["concat_split_error"], values["tied_add_error"], values["four_term_error"]) < 1e-13

@@ -5,7 +5,8 @@ Literature quoted on docs/positional-encoding.md, recorded here with its source:
   geometric progression from 2pi to 10000 * 2pi"; "for any fixed offset k, PE_{pos+k} can be represented as a linear
   function of PE_{pos}"; extrapolation hope), section 5.4 (dropout "to the sums of the embeddings and the positional
   encodings", P_drop = 0.1 for the base model), Table 3 row (E) (learned positional embedding: PPL 4.92, BLEU 25.7;
-  base: 4.92, 25.8; newstest2013).
+  base: 4.92, 25.8; newstest2013). Its "same dimension ... so that the two can be summed" is quoted on
+  docs/order-matters.md (adding or concatenating) and checked in tests/test_order_matters.py.
 - google-research/bert modeling.py: embedding_postprocessor adds token-type and position embeddings, then
   layer_norm_and_dropout; max_position_embeddings=512; initializer_range=0.02 (truncated normal).
 - openai/gpt-2 src/model.py: h = tf.gather(wte, X) + tf.gather(wpe, positions_for(X, past_length));
@@ -151,16 +152,6 @@ def test_published_scale_values():
     assert 1.5 < values["gpt2_tok_norm"] / values["gpt2_pos_norm"] < 2.5  # init std 0.02 vs 0.01
 
 
-@pytest.mark.claim("Projecting a concatenation [x, PE] equals two projections added; adding x + PE is the tied case")
-def test_concatenation_is_two_projections_added():
-    rng = np.random.default_rng(4)
-    x, pe, w = rng.normal(size=(7, 8)), sinusoidal_positions(7, 8), rng.normal(size=(16, 5))
-    np.testing.assert_allclose(np.hstack([x, pe]) @ w, x @ w[:8] + pe @ w[8:], atol=1e-13)
-    np.testing.assert_allclose(np.hstack([x, pe]) @ np.vstack([w[:8], w[:8]]), (x + pe) @ w[:8], atol=1e-13)
-    values = published("pe_add_vs_concat")
-    assert max(values["concat_split_error"], values["tied_add_error"], values["four_term_error"]) < 1e-13
-
-
 @pytest.mark.claim(
     "BERT's LayerNorm after the sum gives every input row norm sqrt(d_model); the original Transformer "
     "and GPT-2 have no LayerNorm there"
@@ -195,7 +186,6 @@ def test_literature_quotes():
         'and decoder stacks", with $P_{drop} = 0.1$ for the base model'
     ) in PAGE
     assert "Table 3, row (E), reports 25.7 BLEU (perplexity 4.92) on newstest2013 against 25.8 (4.92)" in PAGE
-    assert '"have the same dimension $d_{\\text{model}}$ as the embeddings, so that the two can be summed"' in PAGE
     # BERT modeling.py: initializer_range=0.02, max_position_embeddings=512; GPT-2 model.py: wte 0.02, wpe 0.01
     assert "truncated normal with standard deviation 0.02 (`initializer_range`)" in PAGE
     assert "`max_position_embeddings` rows (512 by default)" in PAGE

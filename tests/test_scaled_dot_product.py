@@ -417,7 +417,7 @@ PAPER_D_MODEL, PAPER_HEADS = 512, 8
 def test_literature_d_k_is_quoted_exactly():
     markdown = CHAPTER.read_text(encoding="utf-8")
     assert PAPER_D_MODEL // PAPER_HEADS == 64
-    assert f"At $d_k = {PAPER_D_MODEL // PAPER_HEADS}$, the per-head width of the paper's base model" in markdown
+    assert f"At $d_k = {PAPER_D_MODEL // PAPER_HEADS}$, the width of one head in the paper's base model" in markdown
 
 
 def test_seed_quotes_are_on_the_page():
