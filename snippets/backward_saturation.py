@@ -72,6 +72,17 @@ value("median_dv_std_max", band(at_max[1])[1], "{:.2f}")
 value("crossover_dk", next(r[0] for r in rows if r[3] < r[1]))
 value("median_dq_scaled_min_dk", min(r[1] for r in rows), "{:.2f}")
 value("median_dq_scaled_max_dk", max(r[1] for r in rows), "{:.2f}")
+value("scaled_spread", max(r[1] for r in rows) / min(r[1] for r in rows), "{:.1f}")
+flat = [r[0] for i, r in enumerate(rows) if all(abs(s[1] / last[1] - 1) < 0.1 for s in rows[i:])]
+value("flat_from_dk", flat[0])  # from here on, every scaled median is within 10 % of the last one
+by_d = {r[0]: r for r in rows}
+value("median_dq_scaled_dk2", by_d[2][1], "{:.2f}")
+value("median_dq_scaled_64", by_d[64][1], "{:.2f}")
+value("median_dq_unscaled_64", by_d[64][3], "{:.2f}")
+peak = max(rows, key=lambda r: r[3])
+value("unscaled_peak_dk", peak[0])
+value("median_dq_unscaled_peak", peak[3], "{:.2f}")
+value("tenfold_dk", next(r[0] for r in rows if r[3] < r[1] / 10))  # unscaled ten times below scaled from here
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), num="saturation", layout="constrained")
 for index, colour, label in ((0, COLORS[3], "dq (path through the weights)"), (1, COLORS[2], "dv (path through the sum)")):

@@ -49,10 +49,27 @@ after = softmax(scores) - 1e9 * blocked  # mask applied AFTER the softmax
 print(f"smallest weight {after.min():.3g}, row sums {after.sum(-1)[:3]}")
 zeroed = softmax(scores) * (1 - blocked)  # or: multiply by 0/1 afterwards
 print("multiply after softmax, row sums:", zeroed.sum(axis=-1).round(3))
+
+
+def multiply_after(x_, renormalise=False):
+    """Attention whose weights are multiplied by the causal mask after the softmax."""
+    q_, k_, v_ = x_ @ w_q, x_ @ w_k, x_ @ w_v  # each (L, 8)
+    weights = softmax(q_ @ k_.T / np.sqrt(q_.shape[-1])) * causal_mask(L)  # (L, L)
+    if renormalise:
+        weights = weights / weights.sum(axis=-1, keepdims=True)  # rows sum to 1 again
+    return weights @ v_  # (L, 8)
+
+
+leaks["multiply after softmax"] = future_leak(multiply_after, x)
+leaks["multiply after, renormalise"] = future_leak(lambda x_: multiply_after(x_, renormalise=True), x)
+print(f"future leak: multiply after {leaks['multiply after softmax']:.3f}, "
+      f"then renormalise {leaks['multiply after, renormalise']:.1e}")
 # --8<-- [end:after]
 value("after_min_weight", after.min(), "{:.0e}")
 value("after_row0_sum", after.sum(axis=-1)[0], "{:.0e}")
 value("zeroed_row0_sum", zeroed.sum(axis=-1)[0], "{:.3f}")
+value("leak_multiply_after", leaks["multiply after softmax"], "{:.2f}")
+value("leak_renormalised", leaks["multiply after, renormalise"], "{:.0e}")
 table(
     "leaks",
     ["mask", "largest change of a past output when the future changes"],

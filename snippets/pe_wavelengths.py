@@ -42,8 +42,9 @@ pe = sinusoidal_positions(4096, d_model)  # (P, d_model)
 step_change = np.abs(np.diff(pe, axis=0)).mean(axis=0)  # (d_model,)
 # --8<-- [end:measure]
 
+dims = sorted({0, 2, d_model // 32, d_model // 8, d_model // 4, d_model // 2, d_model - 2})  # fast ... slow
 rows = []
-for dim in (0, 2, 16, 64, 128, 256, 510):
+for dim in dims:
     period = measured_period(pe[:, dim])
     seen = np.isfinite(period)
     shown = f"{period:.4g}" if seen else f"over {len(pe):,} (not seen)"
@@ -56,7 +57,8 @@ table(
 )
 value("period_dim0_measured", measured_period(pe[:, 0]), "{:.3f}")
 value("change_dim0", step_change[0], "{:.3f}")
-value("change_dim510", step_change[510], "{:.1e}")
+value("last_dim", d_model - 2)
+value("change_last", step_change[d_model - 2], "{:.1e}")
 
 # The same for the running example's d_model = 8
 small = sinusoidal_positions(7, D_MODEL)  # (L, 8)
@@ -77,7 +79,7 @@ ax0.set_xlabel("dimension 2i (first member of each sin/cos pair)")
 ax0.set_ylabel("wavelength in positions (log scale)")
 ax0.set_title(f"Wavelength of each pair, d_model = {d_model}")
 positions = np.arange(0, 61)
-for dim, colour in zip((0, 64, 128, 256), COLORS):
+for dim, colour in zip((0, d_model // 8, d_model // 4, d_model // 2), COLORS):
     ax1.plot(positions, pe[positions, dim], color=colour, label=f"dimension {dim}")
 ax1.set_ylim(-1.15, 1.6)
 ax1.set_xlabel("position p")

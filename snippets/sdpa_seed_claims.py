@@ -63,7 +63,10 @@ value("exp_limit", EXP_LIMIT, "{:.2f}")
 value("s000_nan_rows", int(np.isnan(naive_unscaled).any(axis=-1).sum()))
 value("s000_rows", L)
 value("s000_row0_score", unscaled[0, 0], "{:.0f}")  # the only score row 0 may use
-value("s000_one_hot_rows_unscaled", int(np.sum(stable_unscaled.max(axis=-1) == 1.0)))
+value("s000_one_hot_rows_unscaled", int(np.sum(stable_unscaled.max(axis=-1) == 1.0)))  # top weight rounds to 1.0
+others = np.where(stable_unscaled == stable_unscaled.max(axis=-1, keepdims=True), 0.0, stable_unscaled)
+value("s000_largest_other_weight_unscaled", others.max(), "{:.2g}")  # the rest: tiny, not all exactly 0
+value("float64_resolution_at_1", np.finfo(np.float64).epsneg, "{:.1e}")  # 1 - this is the float64 just below 1
 value("s000_scaled_score_std", scaled[allowed].std(), "{:.0f}")
 value("s000_rows_above_0999_scaled", int(np.sum(stable_scaled.max(axis=-1) > 0.999)))
 value("s000_smallest_row_max_scaled", stable_scaled.max(axis=-1).min(), "{:.4f}")

@@ -61,9 +61,12 @@ examples = {
     "[710, 0, 0]": [710.0, 0.0, 0.0],
     "[-1000, -1001, -1002]": [-1000.0, -1001.0, -1002.0],
     "[1e300, 0, -1e300]": [1e300, 0.0, -1e300],
+    "[1, nan, 3]": [1.0, np.nan, 3.0],
 }
 with np.errstate(over="ignore", invalid="ignore"):
     for label, z in examples.items():
         z = np.array(z)
         rows.append([label, str(naive_softmax(z).round(2)), str(stable_softmax(z).round(2)), str(softmax(z).round(2))])
 table("compare", ["logits z", "naive", "subtract max", "core"], rows)
+value("core_nan_row", str(softmax(np.array([1.0, np.nan, 3.0]))))  # a NaN logit: the whole row is NaN
+value("core_masked_row", str(softmax(np.array([-np.inf, -np.inf, -np.inf]))))  # every key masked: zeros

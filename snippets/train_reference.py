@@ -85,6 +85,25 @@ print("no animal: the largest weight lands most often on", ", ".join(f"{names[i]
 value("nobody_sentences", int(nobody.sum()))
 value("nobody_on_object", np.mean(np.isin(looked_at, [REFERENCE_VOCAB.index(o) for o in OBJECTS])), "{:.2f}")
 
+# The checkpoint figure described from its own numbers (the page quotes this in the figure's alt text).
+example_answers = [REFERENCE_VOCAB[t] for t in targets[EXAMPLES, 0]]
+
+
+def describe_checkpoint(step):
+    """One sentence: the weight each animal gets, and where the sentence without an animal looks."""
+    weights = snapshots[step]  # (n_examples, L)
+    on_animal = [f"{answer} {weights[row, answer_pos[i, 0]]:.2f}"
+                 for row, (i, answer) in enumerate(zip(EXAMPLES, example_answers)) if answer_pos[i, 0] >= 0]
+    row = len(EXAMPLES) - 1  # the sentence without an animal
+    top = int(np.argmax(weights[row]))
+    return (f"At step {step} the animals get {', '.join(on_animal)}; the sentence without an animal puts its largest "
+            f"weight, {weights[row, top]:.2f}, on \"{REFERENCE_VOCAB[tokens[EXAMPLES[row], top]]}\", and the "
+            f"largest weight of a row ranges from {weights.max(axis=-1).min():.2f} to {weights.max(axis=-1).max():.2f}.")
+
+
+value("checkpoint_description", " ".join(describe_checkpoint(step) for step in CHECKPOINTS))
+value("checkpoint_steps", ", ".join(str(step) for step in CHECKPOINTS[:-1]) + f" and {CHECKPOINTS[-1]}")
+
 # ---------------------------------------------------------------- figures
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.0), num="curves", layout="constrained")
 axes[0].plot(steps, losses, color=COLORS[0])

@@ -81,6 +81,20 @@ value("self_weight_no_pe", np.mean(np.diag(mean_no_pe)), "{:.3f}")
 value("other_weight_no_pe", (mean_no_pe.sum() - np.trace(mean_no_pe)) / (LENGTH * (LENGTH - 1)), "{:.3f}")
 value("target_weight_pe", np.mean(np.diag(runs[True][1][STEPS][:, ::-1])), "{:.2f}")
 
+
+def describe_maps():
+    """The checkpoint figure in words, from its own numbers (the page quotes this in the figure's alt text)."""
+    anti = [f"{np.mean(np.diag(runs[True][1][step][:, ::-1])):.2f} at step {step}" for step in CHECKPOINTS]
+    off = ~np.eye(LENGTH, dtype=bool)
+    return (f"With positional encoding the mean weight on the anti-diagonal (query i to key {LENGTH - 1} - i) is "
+            f"{', '.join(anti)}, against {1 / LENGTH:.3f} for uniform weights. Without positional encoding at step "
+            f"{STEPS} the main diagonal averages {np.mean(np.diag(mean_no_pe)):.3f} and every other cell lies between "
+            f"{mean_no_pe[off].min():.3f} and {mean_no_pe[off].max():.3f}.")
+
+
+value("checkpoint_description", describe_maps())
+value("checkpoint_steps", ", ".join(str(step) for step in CHECKPOINTS))
+
 # ---------------------------------------------------------------- figures
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.0), num="curves", layout="constrained")
 for positions, label, colour in ((True, "with positional encoding", COLORS[0]), (False, "without", COLORS[3])):

@@ -77,3 +77,31 @@ def test_huge_inputs_give_finite_attention(case, scale):
     q, k, v, mask = case
     output, weights = scaled_dot_product_attention(q * scale, k, v, mask)
     assert np.isfinite(weights).all() and np.isfinite(output).all()
+
+
+@given(qkv_and_mask(), st.data())
+@pytest.mark.claim("A NaN in q or k gives NaN weights and a NaN output in exactly the rows that see it; a fully masked row still gives zeros, over 1000 random cases")
+def test_nan_propagates_to_the_rows_that_see_it(case, data):
+    q, k, v, mask = case
+    q_nan = data.draw(arrays(np.bool_, q.shape))
+    k_nan = data.draw(arrays(np.bool_, k.shape))
+    q, k = np.where(q_nan, np.nan, q), np.where(k_nan, np.nan, k)
+    output, weights = scaled_dot_product_attention(q, k, v, mask)
+    # a score is NaN when its query or its key holds a NaN; a masked score never counts
+    sees_nan = (mask & (q_nan.any(axis=-1)[:, None] | k_nan.any(axis=-1)[None, :])).any(axis=-1)  # (Lq,)
+    blind = ~mask.any(axis=-1)  # (Lq,): no visible key
+    assert np.isnan(weights[sees_nan]).all() and np.isnan(output[sees_nan]).all()
+    assert (weights[blind] == 0.0).all() and (output[blind] == 0.0).all()
+    clean = ~sees_nan
+    assert np.isfinite(weights[clean]).all() and np.isfinite(output[clean]).all()
+    np.testing.assert_allclose(weights[clean].sum(axis=-1), np.where(blind[clean], 0.0, 1.0), atol=1e-12)
+
+
+@pytest.mark.claim("With no keys at all (k of shape (0, d)) attention returns empty weights and a zero output, like a fully masked row")
+@pytest.mark.parametrize("lq", [0, 1, 3])
+def test_an_empty_key_set_gives_a_zero_output(lq):
+    q = np.ones((lq, 4))
+    output, weights = scaled_dot_product_attention(q, np.empty((0, 4)), np.empty((0, 5)))
+    assert weights.shape == (lq, 0) and output.shape == (lq, 5)
+    assert (output == 0.0).all()
+    assert softmax(np.empty((2, 0))).shape == (2, 0)

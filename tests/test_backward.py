@@ -200,6 +200,31 @@ def test_unscaled_attention_starves_the_median_query():
     assert values["crossover_dk"] > 2  # for small d_k the missing scale does not starve anything yet
 
 
+def median_rms_dq(d_k, score_scale, n=500, seed=7):
+    """Median per-query gradient, RMS per coordinate, for random unit-variance q, k, v, g (8 positions)."""
+    rng = np.random.default_rng(seed + d_k)
+    q, k, v, g = (rng.normal(size=(n, 8, d_k)) for _ in range(4))
+    dq, _ = numpy_dq(q, k, v, g, score_scale)
+    return np.median(np.linalg.norm(dq, axis=-1)) / np.sqrt(d_k)
+
+
+@pytest.mark.claim(
+    "With the scale, the median query gradient grows with d_k up to about d_k = 32 and is flat after; without it, "
+    "the median at d_k = 64 is still of the same size, and ten times smaller only from d_k = 256"
+)
+def test_the_shape_of_the_median_query_gradient_over_d_k():
+    scaled = {d: median_rms_dq(d, 1.0) for d in (2, 32, 64, 256)}
+    assert scaled[2] < 0.75 * scaled[256]  # not independent of d_k: small widths get less
+    assert abs(scaled[32] / scaled[256] - 1) < 0.1 and abs(scaled[64] / scaled[256] - 1) < 0.1  # flat from 32
+    unscaled_64 = median_rms_dq(64, 8.0)
+    assert 0.5 * scaled[64] < unscaled_64 < scaled[64]  # below the scaled one, far from vanished
+    assert median_rms_dq(128, np.sqrt(128)) > 0.1 * scaled[64] > median_rms_dq(256, 16.0)
+    values = published("backward_saturation")
+    assert values["scaled_spread"] > 1.5 and values["flat_from_dk"] == 32
+    assert values["crossover_dk"] == 64 and values["median_dq_unscaled_64"] > 0.5 * values["median_dq_scaled_64"]
+    assert values["tenfold_dk"] == 256 and values["unscaled_peak_dk"] < 64
+
+
 @pytest.mark.claim("The backward chapter's finite-difference checks report relative errors below 1e-7")
 def test_published_finite_difference_errors_are_small():
     assert published("backward_gradcheck")["max_rel_error"] < TOLERANCE

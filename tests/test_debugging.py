@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from generated import published_table
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import attention as oracle_attention
@@ -206,7 +207,7 @@ def test_clip_distorts_weights_and_gradients():
 # ---------------------------------------------------------------- NaN in fully masked rows
 
 
-@pytest.mark.claim("A query with no visible key gives NaN with -inf and the naive softmax, a uniform row with -1e9, zeros in the core")
+@pytest.mark.claim("A query with no visible key gives NaN with -inf and the naive softmax, a uniform row with a -1e9 fill, zeros in the core")
 @pytest.mark.parametrize("L", [2, 5, 8])
 def test_fully_masked_rows(L):
     scores = rng.normal(size=(L, L))
@@ -220,6 +221,80 @@ def test_fully_masked_rows(L):
     assert np.all(weights[0] == 0) and np.all(output[0] == 0)
     _, want = oracle_attention(q.tolist(), k.tolist(), v.tolist(), allowed.tolist())
     np.testing.assert_allclose(weights, want, atol=1e-15)
+
+
+SEED_MASK_LINE = "scores = scores - 1e9 * mask"
+SEED_SOFTMAX = "np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)"
+
+
+def seed_000_lines(scores, mask, stable=False):
+    """Seed 000's masking and softmax lines, run as written on `scores` and a 0/1 `mask` (1 = blocked)."""
+    scores = scores - 1e9 * mask
+    if stable:  # the same line, with a softmax that subtracts each row's maximum
+        scores = scores - scores.max(axis=1, keepdims=True)
+    return np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
+
+
+def test_the_page_runs_seed_000s_own_masking_lines():
+    from lib.claims_seeds import SEED_000_CODE
+
+    assert SEED_MASK_LINE in SEED_000_CODE and f"attn_weights = {SEED_SOFTMAX}" in SEED_000_CODE
+    seed_file = sorted((ROOT.parent / "shared" / "seeds").glob("000_*.txt")) or sorted(
+        (Path("/work/shared/seeds")).glob("000_*.txt")
+    )
+    if seed_file:  # the stored seed lost its '=' signs; the operation itself is there
+        assert "scores - 1e9 * mask" in seed_file[0].read_text(encoding="utf-8")
+    source = (ROOT / "snippets" / "debug_masked_rows.py").read_text(encoding="utf-8")
+    assert "seed_scores = scores - 1e9 * mask" in source and "naive_softmax(seed_scores)" in source
+
+
+@pytest.mark.claim("Seed 000 subtracts 1e9 from masked scores: a row with no visible key is NaN with its exp/sum softmax "
+                   "and the unmasked row with a max-subtracting softmax, not a uniform row")
+@pytest.mark.parametrize("L", [2, 5, 8])
+def test_seed_000_subtraction_on_a_row_with_no_visible_key(L):
+    scores = rng.normal(size=(L, L))
+    mask = np.triu(np.ones((L, L)), k=1)
+    mask[0] = 1.0  # the first query sees nothing (e.g. left padding)
+    with np.errstate(invalid="ignore", under="ignore"):
+        assert np.isnan(seed_000_lines(scores, mask)[0]).all()
+    stable = seed_000_lines(scores, mask, stable=True)
+    np.testing.assert_allclose(stable[0], exact_softmax(scores[0]), atol=1e-6)  # the unmasked row
+    assert np.abs(stable[0] - 1 / L).max() > 1e-3 or L == 1  # not uniform
+    np.testing.assert_allclose(stable[1:], softmax(np.where(mask[1:] == 0, scores[1:], -np.inf)), atol=1e-15)
+    vals = values("debug_masked_rows")
+    assert vals["seed_nan_rows"]["value"] == vals["blind_queries"]["value"] == 2
+    assert vals["seed_stable_vs_unmasked"]["value"] < 1e-6
+    assert vals["seed_stable_row0_future_weight"]["value"] > 0.5
+
+
+@pytest.mark.claim("In float32, s - 1e9 rounds to exactly -1e9 for |s| < 32, so seed 000's line gives a uniform row; "
+                   "in float16, 1e9 is inf and the line makes every row NaN; -1e4 fits in float16")
+def test_seed_000_constant_in_float32_and_float16():
+    small = np.linspace(-31, 31, 101, dtype=np.float32)
+    assert (small - np.float32(1e9) == np.float32(-1e9)).all()  # the scores are lost
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert np.isinf(np.float16(1e9))
+        mask16 = np.triu(np.ones((4, 4), dtype=np.float16), k=1)
+        product = 1e9 * mask16
+        assert product.dtype == np.float16 and np.isnan(product[mask16 == 0]).all()  # inf * 0
+        assert np.isnan(seed_000_lines(np.zeros((4, 4), dtype=np.float16), mask16)).all()
+    assert np.float16(-1e4) == -1e4
+    table = {(row["dtype"], row["constant"]): row for row in published_table("debug_masked_rows", "dtypes")}
+    assert table["float64", "1e+09"]["seed's exp / sum: no visible key"] == "NaN"
+    assert table["float64", "1e+09"]["max-subtracting: no visible key"] == "the unmasked row"
+    assert table["float32", "1e+09"]["max-subtracting: no visible key"].startswith("uniform")
+    assert table["float32", "1e+04"]["max-subtracting: no visible key"] == "the unmasked row"
+    assert table["float16", "1e+09"]["max-subtracting: rows with a visible key"] == "NaN"
+    assert table["float16", "1e+04"]["max-subtracting: rows with a visible key"].startswith("correct")
+    vals = values("debug_masked_rows")
+    assert vals["float16_of_1e9"]["value"] == "inf" and vals["float16_1e9_nan_rows"]["value"] == 5
+    assert vals["float32_spacing_at_1e9"]["value"] == 64.0
+
+
+@pytest.mark.claim("The core keeps a NaN visible: one NaN in a query gives a NaN output row there, and rows with no visible key stay zero")
+def test_published_nan_propagation():
+    vals = values("debug_masked_rows")
+    assert vals["core_nan_rows"]["value"] == '"cat"' and vals["core_zero_rows"]["value"] == 2
 
 
 # ---------------------------------------------------------------- gradients through a mask
@@ -325,6 +400,33 @@ def test_mask_after_softmax():
     after = softmax(scores) - 1e9 * np.triu(np.ones((5, 5)), k=1)
     assert after.min() < -9e8
     assert after.sum(axis=-1)[0] == pytest.approx(-4e9, rel=1e-6)
+
+
+def multiply_after_softmax(x, w, renormalise=False):
+    """Attention whose softmax weights are multiplied by a 0/1 causal mask afterwards, written out here."""
+    q, k, v = x @ w[0], x @ w[1], x @ w[2]
+    scores = q @ k.T / math.sqrt(q.shape[-1])
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True) * np.tril(np.ones(scores.shape))
+    if renormalise:
+        weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ v
+
+
+@pytest.mark.claim("Multiplying the weights by the mask after the softmax leaks the future: the denominator still sums over future keys")
+@pytest.mark.parametrize("L", [3, 7])
+def test_multiplying_by_the_mask_after_the_softmax_leaks(L):
+    local = np.random.default_rng(L + 100)
+    x, w = local.normal(size=(L, 5)), local.normal(scale=5**-0.5, size=(3, 5, 5))
+    base = multiply_after_softmax(x, w)
+    changed = x.copy()
+    changed[-1] += 1.0  # only the last token changes
+    assert np.abs(multiply_after_softmax(changed, w)[:-1] - base[:-1]).max() > 1e-3  # earlier outputs move
+    renormalised = multiply_after_softmax(changed, w, renormalise=True)[:-1]
+    np.testing.assert_allclose(renormalised, multiply_after_softmax(x, w, renormalise=True)[:-1], atol=1e-12)
+    assert value("debug_leak", "leak_multiply_after") > 0.1
+    assert value("debug_leak", "leak_renormalised") < 1e-12
+    assert value("debug_leak", "leak_causal") == 0.0
 
 
 # ---------------------------------------------------------------- the first word

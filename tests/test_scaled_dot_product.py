@@ -346,6 +346,17 @@ def test_seed_000_unscaled_is_nan_or_one_hot():
         assert np.mean(stable.max(axis=1) == 1.0) >= 0.5
 
 
+@pytest.mark.claim("Seed 000's unscaled rows are one-hot only to within float64 rounding: top weight 1.0, other weights tiny but not all 0")
+def test_seed_000_unscaled_rows_are_one_hot_to_rounding_not_exactly():
+    values = published("sdpa_seed_claims")
+    smallest = values["s000_largest_other_weight_unscaled"]
+    assert 0.0 < smallest < values["float64_resolution_at_1"] == np.finfo(np.float64).epsneg
+    assert 1.0 - smallest == 1.0  # why the top weight prints as exactly 1
+    row = [700.0, 700.0 - 266.0, 0.0]  # a gap like the page's row: e^-266 is about 1e-116
+    weights = softmax_row(row)  # the loop oracle's softmax
+    assert weights[0] == 1.0 and 0.0 < weights[1] < 1e-100
+
+
 @pytest.mark.claim("With seed 000's std-1 projections, dividing by sqrt(d_k) does not make the weights smooth: most rows stay above 0.999")
 def test_seed_000_scaled_stays_one_hot():
     values = published("sdpa_seed_claims")

@@ -6,6 +6,8 @@ read from docs/generated/<snippet>/values.json.
 """
 
 from generated import published
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -213,3 +215,27 @@ def test_scaling_ablation():
 @pytest.mark.claim("The chapter's whole-model finite-difference check reports a relative error below 1e-7")
 def test_published_model_gradcheck():
     assert published("train_gradcheck")["max_rel_error"] < 1e-7
+
+
+ALT_TEXT = re.compile(r"!\[([^\]]*)\]\(generated/([a-z0-9_]+)/([a-z0-9_-]+)\.svg\)")
+
+
+@pytest.mark.claim("The checkpoint figures' alt texts are generated from the plotted weights: at step 0 several rows already "
+                   "put 0.45 or more on one word, so 'spread thin' would be false")
+def test_checkpoint_alt_texts_quote_the_plotted_numbers():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "training.md").read_text(encoding="utf-8")
+    alts = {(snippet, name): alt for alt, snippet, name in ALT_TEXT.findall(page)}
+    for snippet in ("train_reference", "train_reverse"):
+        assert f"{{{{ {snippet}.checkpoint_description }}}}" in alts[snippet, "checkpoints"]
+    description = published("train_reference")["checkpoint_description"]
+    step0 = re.search(r"At step 0 .*? ranges from ([0-9.]+) to ([0-9.]+)\.", description)
+    assert float(step0.group(2)) >= 0.45  # not "spread thin"
+    final = re.search(r"At step 600 the animals get (.*?);", description).group(1)
+    assert all(float(part.split()[1]) > 0.9 for part in final.split(", "))  # every animal near 1 at the end
+
+
+def test_reverse_checkpoint_description_matches_the_published_weights():
+    values = published("train_reverse")
+    description = values["checkpoint_description"]
+    assert f"{values['target_weight_pe']:.2f} at step {values['steps']}" in description
+    assert f"main diagonal averages {values['self_weight_no_pe']:.3f}" in description

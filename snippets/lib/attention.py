@@ -17,16 +17,20 @@ def softmax(x, axis=-1):
 
     Subtracting the maximum keeps ``exp`` from overflowing, so logits up to
     +-1e300 stay finite. ``-inf`` entries get weight 0, and a slice that is all
-    ``-inf`` (every key masked) gives zeros instead of NaN.
+    ``-inf`` (every key masked) gives zeros instead of NaN. A slice that contains
+    NaN gives NaN everywhere: a NaN score is a bug upstream, and it must show.
+    An empty slice (no keys at all) gives an empty result.
     """
     x = np.asarray(x, dtype=np.float64)
-    peak = np.max(x, axis=axis, keepdims=True)
+    if x.shape[axis] == 0:  # no keys: nothing to normalise (np.max would raise)
+        return x.copy()
+    peak = np.max(x, axis=axis, keepdims=True)  # NaN if the slice holds a NaN
     finite_peak = np.where(np.isfinite(peak), peak, 0.0)  # all -inf: keep exp(-inf) = 0
     with np.errstate(over="ignore", invalid="ignore"):  # -1e308 - 1e308 = -inf: exp gives 0
         e = np.exp(x - finite_peak)
     e = np.where(np.isposinf(peak), np.isposinf(x), e)  # +inf logits share all the weight
-    total = np.sum(e, axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    total = np.sum(e, axis=axis, keepdims=True)  # 0 only if every entry is -inf; NaN if one is NaN
+    return np.divide(e, total, out=np.zeros_like(e), where=total != 0)
 
 
 def _check_mask(mask, shape):
@@ -74,7 +78,8 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 
     q (..., Lq, d_k), k (..., Lk, d_k), v (..., Lk, d_v) -> output (..., Lq, d_v),
     weights (..., Lq, Lk). A query whose keys are all masked gets zero weights and
-    a zero output row.
+    a zero output row; so does every query when there are no keys (Lk = 0). A NaN
+    in a query's scores gives NaN weights and a NaN output row for that query.
     """
     q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
     _check_qkv(q, k, v)
