@@ -30,6 +30,18 @@ def streams(cell):
     return "".join(o["text"] for o in cell["outputs"] if o["output_type"] == "stream" and o["name"] == "stdout")
 
 
+def same_printout(ran, recorded):
+    """Equal word for word, except that whole numbers (tracemalloc byte and KiB counts) may differ by under 1 %:
+    a kernel allocates a little more than the build's bare process."""
+    ran_words, recorded_words = ran.split(), recorded.split()
+    if len(ran_words) != len(recorded_words):
+        return False
+    for a, b in zip(ran_words, recorded_words):
+        if a != b and not (a.isdigit() and b.isdigit() and abs(int(a) - int(b)) < 0.01 * max(int(a), int(b))):
+            return False
+    return True
+
+
 def execute_alone(notebook, folder):
     """Run a copy of ``notebook`` in ``folder`` in a fresh kernel; return (committed, executed) notebooks or an error."""
     copy = folder / notebook.name
@@ -67,5 +79,7 @@ def test_notebook_runs_alone_and_prints_what_the_page_shows(executed, stem):
     code = [cell for cell in committed.cells if cell.cell_type == "code"]
     ran_code = [cell for cell in ran.cells if cell.cell_type == "code"]
     for before, after in zip(code, ran_code):
-        assert streams(after) == streams(before), f"{stem}: a cell printed something else than the build recorded"
+        assert same_printout(streams(after), streams(before)), (
+            f"{stem}: a cell printed something else than the build recorded:\n{streams(after)}\n---\n{streams(before)}"
+        )
     assert streams(ran_code[-1]).strip() == "[] []", "the notebook imported the repository's code"

@@ -157,7 +157,7 @@ def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, c
 
 def test_an_error_inside_a_local_module_points_at_the_module_line(project, capsys):
     core = project.snippets / "lib" / "attention.py"
-    core.write_text(core.read_text().replace('    x = np.asarray(x, dtype=np.float64)\n    peak', '    x = np.asarray(x, dtype=np.float64)\n    1 / 0\n    peak', 1))
+    core.write_text(core.read_text().replace("    x = np.asarray(x, dtype=np.float64)\n", "    x = np.asarray(x, dtype=np.float64)\n    1 / 0\n", 1))
     assert build(project) == 1
     err = capsys.readouterr().err
     assert f"{core}:" in err and "ZeroDivisionError: division by zero" in err

@@ -30,6 +30,15 @@ MODULE_TAG = "module-source"  # the site's notebook pages hide these cells (mkdo
 LOADER = '''import sys
 import types
 
+import numpy as np
+
+_numpy_printing = np.get_printoptions()
+
+
+def fresh_start():
+    """On the site's build every snippet runs in a new process: give each one NumPy's default printing."""
+    np.set_printoptions(**_numpy_printing)
+
 
 def load_module(name, source):
     """Make `import name` work for a module of the package `lib` given as text."""
@@ -105,6 +114,7 @@ def build_notebook(project, stem, markdown, graph):
         doc, code = split_docstring((project.snippets / f"{name}.py").read_text(encoding="utf-8"))
         heading, _, rest = (doc or name).partition("\n")
         cells.append(nbformat.v4.new_markdown_cell(f"## {heading.strip()}\n\n*From `snippets/{name}.py`.*\n\n{rest.strip()}".strip()))
+        cells.append(nbformat.v4.new_code_cell("fresh_start()", metadata={"tags": [MODULE_TAG]}))
         cells.append(nbformat.v4.new_code_cell(code.rstrip("\n"), outputs=snippet_outputs(project, name)))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # fixed ids: byte-identical notebooks
