@@ -168,7 +168,7 @@ def test_published_fully_masked_table():
     assert values["inf_vs_1e9"] == 0.0 and values["masked_weight_1e9"] == 0.0 and values["first_row_1e9"] == 1.0
     assert values["add_1e9_vs_unmasked"] < 1e-6
     assert values["core_output_max"] == 0.0
-    rows = {row[0]: row[1] for row in published_table("masks_large_negative", "fully_masked")["rows"]}
+    rows = {row["convention"]: row['weights of "cat" when every key is masked'] for row in published_table("masks_large_negative", "fully_masked")}
     assert rows["fill -inf, exp / sum"].count("nan") == len(TOKENS)
     assert rows["fill -inf, subtract the max"].count("nan") == len(TOKENS)
     assert rows["fill -1e9 in float16, subtract the max"].count("nan") == len(TOKENS)

@@ -27,7 +27,7 @@ def test_tokens_and_ids_of_the_running_sentence():
     vocab = build_vocab(tokens)
     assert list(vocab) == sorted({"the", "cat", "sat", "on", "mat", "."})  # sorted, lower-cased, distinct
     assert sorted(vocab.values()) == list(range(len(vocab)))
-    rows = published_table("tokens_embed", "ids")["rows"]
+    rows = [list(row.values()) for row in published_table("tokens_embed", "ids")]
     assert rows == [[str(position), token, token.lower(), str(vocab[token.lower()])] for position, token in enumerate(tokens)]
 
 
@@ -74,10 +74,9 @@ def test_scaling_multiplies_norms_by_sqrt_d_model():
 
 
 def test_shapes_table():
-    rows = published_table("tokens_embed", "shapes")["rows"]
-    shapes = [["ids", "(7,)"], ["emb_table", "(6, 8)"], ["one_hot", "(7, 6)"], ["x = emb_table[ids]", "(7, 8)"]]
-    for shape in shapes:
-        assert shape in rows
+    shapes = {row["tensor"]: row["shape"] for row in published_table("tokens_embed", "shapes")}
+    expected = {"ids": "(7,)", "emb_table": "(6, 8)", "one_hot": "(7, 6)", "x = emb_table[ids]": "(7, 8)"}
+    assert {name: shapes.get(name) for name in expected} == expected
 
 
 def test_paper_quotes():
