@@ -128,9 +128,8 @@ def _escape(text):
     return text.replace("{{", "{ {")
 
 
-def _group(kind, title, lines, bad):
-    """A collapsed block (open, and marked as a failure, when ``bad``) holding a Markdown list."""
-    marker = "???+ failure" if bad else f"??? {kind}"
+def _group(marker, title, lines):
+    """A block (``???`` collapsed, ``???+`` open) of the given admonition type, holding a Markdown list."""
     title = title.replace('"', "'")
     return [f'{marker} "{title}"', "", *(f"    - {line}" for line in lines), ""]
 
@@ -162,13 +161,15 @@ def claims_table(project):
         title = f"{test_file.removeprefix('tests/')}: {_plural(len(rows), 'claim')}"
         items = [f"{_escape(claim)} (`{name}`)" for claim, name, _ in rows]
         if outcomes is None:
-            lines += _group("note", title, items, bad=False)
+            lines += _group("??? note", title, items)
             continue
         statuses = [status for *_, status in rows]
-        verified = set(statuses) == {"passed"}
-        title += ", all verified" if verified else f", {_tally(statuses)}"
-        items = [f"{STATUS[status]}: {item}" for status, item in zip(statuses, items)]
-        lines += _group("success", title, items, bad=not verified)
+        if set(statuses) == {"passed"}:
+            title, marker = title + ", all verified", "??? success"
+        else:  # open: a failure, or a test that was skipped or has no outcome
+            marker = "???+ warning" if set(statuses) <= {"passed", "skipped"} else "???+ failure"
+            title += f", {_tally(statuses)}"
+        lines += _group(marker, title, [f"{STATUS[status]}: {item}" for status, item in zip(statuses, items)])
     return "\n".join(lines) + "\n"
 
 
@@ -203,6 +204,6 @@ def values_table(project):
         count = sum(len(names) for names in snippets.values())
         title = f"{_page_title(project.docs / page)} ({page}): {_plural(count, 'value')} from {_plural(len(snippets), 'snippet')}"
         title += f", {bad} with a problem" if bad else ", all match their sources"
-        lines += _group("success", title, [f"[Open the chapter]({page})", *items], bad)
+        lines += _group("???+ failure" if bad else "??? success", title, [f"[Open the chapter]({page})", *items])
     verdict = f"{_plural(problems, 'snippet')} with a problem" if problems else "every one matches its snippet's sources"
     return "\n".join([f"{len(quotes)} quoted values on {len(by_page)} pages; {verdict}.", "", *lines]) + "\n"

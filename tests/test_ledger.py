@@ -171,7 +171,8 @@ def test_a_module_skipped_as_a_whole_counts_as_skipped(project):
     commit_all(project, "skip the module")
     assert pytest_in(project).returncode == 5  # nothing collected, the module skipped
     assert record(project, RESULTS)["outcomes"] == {"tests/test_demo.py": "skipped"}
-    assert "⏭ skipped: One plus one is two" in ledger(project)
+    text = ledger(project)
+    assert "⏭ skipped: One plus one is two" in text and "???+ warning \"test_demo.py: 2 claims, 2 skipped\"" in text
 
 
 def test_publishing_requires_the_statuses(project, monkeypatch, caplog):

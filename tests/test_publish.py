@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -163,12 +164,35 @@ def test_mike_deploys_two_versions_into_gh_pages_with_latest_on_the_newest(tmp_p
     listing = tree(repo, "ls-tree", "--name-only", "gh-pages").split()
     assert {"dev", "0.1", "latest", "versions.json", "index.html"} <= set(listing)
     versions = json.loads(tree(repo, "show", "gh-pages:versions.json"))
-    assert [(v["version"], v["aliases"]) for v in versions] == [("0.1", ["latest"]), ("dev", [])]
+    assert {v["version"]: v["aliases"] for v in versions} == {"0.1": ["latest"], "dev": []}
     assert 'href="latest/"' in tree(repo, "show", "gh-pages:index.html")
     for version in ("dev", "0.1"):
         home = tree(repo, "show", f"gh-pages:{version}/index.html")
-        assert '"version":{"provider":"mike"' in home.replace(" ", ""), "the header's version selector is not configured"
+        config = json.loads(re.search(r'id="__config" type="application/json">(.*?)</script>', home, re.S).group(1))
+        assert config["version"]["provider"] == "mike", "the header's version selector is not configured"
         ledger = tree(repo, "show", f"gh-pages:{version}/ledger/index.html")
         assert f"Statuses from the complete test run of commit <code>{commit[:10]}</code>" in ledger
         assert "statuses are missing" not in ledger
     assert tree(repo, "status", "--porcelain") == ""  # mike commits to gh-pages only; the checkout stays clean
+
+
+def test_make_serve_installs_the_site_lock_and_make_test_adds_the_rest(tmp_path):
+    for name in ("Makefile", "requirements.lock", "requirements-test.lock"):
+        shutil.copy(REPO / name, tmp_path)
+    venv = tmp_path / "venv"
+
+    def installs(target):
+        result = subprocess.run(["make", "-n", f"VENV={venv}", target], cwd=tmp_path, capture_output=True, text=True,
+                                check=True)
+        return re.findall(r"pip install .*-r (\S+)", result.stdout)
+
+    assert installs("serve")[:1] == ["requirements.lock"] and "requirements-test.lock" not in installs("serve")
+    assert installs("test") == ["requirements.lock", "requirements-test.lock"]
+    venv.mkdir()
+    later = time.time() + 10  # the stamps are newer than the locks
+    (venv / ".installed-site").touch()
+    os.utime(venv / ".installed-site", (later, later))
+    assert installs("test") == ["requirements-test.lock"]  # `make test` after `make serve`: only the rest
+    (venv / ".installed-test").touch()
+    os.utime(venv / ".installed-test", (later, later))
+    assert installs("test") == [] and installs("serve") == []
