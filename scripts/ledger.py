@@ -1,21 +1,46 @@
-"""The verification ledger: what the site claims, what backs each claim, and its status in this build.
+"""The verification ledger: what the site claims, what backs each claim, and its status at this commit.
 
 Two kinds of backing, both found in the code, never listed by hand:
-- tests marked ``@pytest.mark.claim("...")`` (found by reading tests/*.py); their status comes from the
-  results file that tests/conftest.py writes during the last ``pytest`` run;
+- tests marked ``@pytest.mark.claim("...")`` (found by reading tests/*.py); their status comes from the record
+  that tests/conftest.py writes, and only from a complete run (the whole suite, nothing selected away) of the
+  very commit the page is built from, with no uncommitted change on either side. Anything else leaves the
+  claims without a status and says why in one sentence;
 - values that chapters quote as ``{{ snippet.value }}``; their status says whether the snippet's committed
   outputs match its current sources (the same cache key ``make check`` uses).
+
+Both lists are grouped (claims by test file, values by chapter) into collapsed blocks; a group with a failure
+opens by itself.
 """
 
 import ast
 import json
-from collections import Counter
+import logging
+import os
+import subprocess
+from collections import Counter, defaultdict
 
 from scripts.pipeline.build import plan
 from scripts.pipeline.published import references, values
 
-RESULTS = ".cache/test-results.json"
-STATUS = {"passed": "✅ verified", "failed": "❌ failed", "skipped": "⏭ skipped"}
+RESULTS = ".cache/test-results.json"  # the last complete run; only tests/conftest.py writes it
+PARTIAL = ".cache/test-results-partial.json"  # the run in progress, or the last run that was not complete
+REQUIRE = "LEDGER_REQUIRE_STATUSES"  # set by `make publish`: a ledger without statuses is a build warning
+log = logging.getLogger("mkdocs.ledger")
+STATUS = {"passed": "✅ verified", "failed": "❌ failed", "skipped": "⏭ skipped", None: "❔ no outcome recorded"}
+
+
+def working_tree(root):
+    """(commit, clean) of the git checkout at ``root``: HEAD's hash, and whether ``git status --porcelain`` lists
+    nothing (ignored paths such as .cache/ and site/ do not count). (None, False) outside a git checkout."""
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+
+    head = git("rev-parse", "HEAD")
+    if head.returncode != 0:
+        return None, False
+    status = git("status", "--porcelain")
+    return head.stdout.strip(), status.returncode == 0 and status.stdout.strip() == ""
 
 
 def _claim_text(decorator):
@@ -26,7 +51,7 @@ def _claim_text(decorator):
     return decorator.args[0].value if name in ("pytest.mark.claim", "mark.claim") else None
 
 
-def test_claims(tests_dir):
+def claim_tests(tests_dir):
     """[(claim, test id)] for every test function that carries a claim marker."""
     found = []
     for path in sorted(tests_dir.glob("test_*.py")):
@@ -40,15 +65,53 @@ def test_claims(tests_dir):
     return found
 
 
-def test_status(test_id, results):
-    """Outcome of a test (all of its parametrized cases) in the last run, or 'not run'."""
-    outcomes = [outcome for node, outcome in results.items() if node == test_id or node.startswith(test_id + "[")]
-    if not outcomes:
-        return "not run in this build"
-    for worst in ("failed", "skipped"):
-        if worst in outcomes:
-            return STATUS[worst]
-    return STATUS["passed"]
+def claim_status(test_id, outcomes):
+    """'passed', 'failed' or 'skipped' for a test (all of its parametrized cases, or the module or class that
+    was skipped as a whole), or None when the run recorded nothing for it."""
+    recorded = [
+        outcome
+        for node, outcome in outcomes.items()
+        if node == test_id or node.startswith(test_id + "[") or test_id.startswith(node + "::")
+    ]
+    for worst in ("failed", "skipped", "passed"):
+        if worst in recorded:
+            return worst
+    return None
+
+
+def _short(commit):
+    return commit[:10]
+
+
+def trusted_outcomes(root):
+    """(outcomes, sentence): the outcomes of the complete test run of the commit checked out at ``root`` and a
+    sentence that says where they come from; or (None, a sentence that says why no status can be shown)."""
+    commit, clean = working_tree(root)
+    path = root / RESULTS
+    run = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if commit is None:
+        return None, "This page was not built from a git checkout, so no test run can be tied to it and no claim shows a status."
+    if not (run.get("complete") and run.get("commit")):
+        return None, (
+            "No complete test run is recorded where this page was built, so the claims show no status; "
+            "`make test` runs the whole suite and records one."
+        )
+    if run["commit"] != commit:
+        return None, (
+            f"The statuses are missing: the last complete test run was of commit `{_short(run['commit'])}`, "
+            f"and its outcomes do not belong to this page's commit `{_short(commit)}`."
+        )
+    if not run.get("clean"):
+        return None, (
+            f"The statuses are missing: the last complete test run of commit `{_short(commit)}` ran with "
+            "uncommitted changes, so its outcomes belong to no commit."
+        )
+    if not clean:
+        return None, (
+            f"The statuses are missing: this page was built from commit `{_short(commit)}` with uncommitted "
+            "changes, which its test run did not see."
+        )
+    return run["outcomes"], f"Statuses from the complete test run of commit `{_short(commit)}`, started {run['started']}"
 
 
 def quoted_values(project):
@@ -61,33 +124,84 @@ def quoted_values(project):
 
 
 def _escape(text):
-    return text.replace("|", r"\|").replace("{{", "{ {")
+    return text.replace("{{", "{ {")
+
+
+def _group(marker, title, lines):
+    """A block (``???`` collapsed, ``???+`` open) of the given admonition type, holding a Markdown list."""
+    title = title.replace('"', "'")
+    return [f'{marker} "{title}"', "", *(f"    - {line}" for line in lines), ""]
+
+
+def _plural(count, noun):
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _tally(statuses):
+    """'3 verified, 1 failed' for a list of statuses."""
+    counts = Counter(statuses)
+    return ", ".join(f"{counts[s]} {STATUS[s].split(' ', 1)[1]}" for s in STATUS if counts[s])
 
 
 def claims_table(project):
-    path = project.root / RESULTS
-    run = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"started": None, "outcomes": {}}
-    results = run["outcomes"]
-    when = f"the test run started {run['started']}" if run["started"] else "no test run yet on this machine"
-    claims = [(claim, test_id, test_status(test_id, results)) for claim, test_id in test_claims(project.root / "tests")]
-    tally = Counter(status for _, _, status in claims)
-    summary = ", ".join(f"{count} {status}" for status, count in sorted(tally.items()))
-    rows = [f"{len(claims)} claims; statuses from {when}: {summary}.\n", "| claim | backed by | status |", "| :--- | :--- | :--- |"]
-    rows += [f"| {_escape(claim)} | `{test_id}` | {status} |" for claim, test_id, status in claims]
-    return "\n".join(rows) + "\n"
+    """The claims section of the ledger: one sentence about the test run, then one block per test file."""
+    outcomes, sentence = trusted_outcomes(project.root)
+    if outcomes is None and os.environ.get(REQUIRE):
+        log.warning(f"ledger: {sentence} ({REQUIRE} is set: a published ledger must show every claim's status)")
+    claims = claim_tests(project.root / "tests")
+    by_file = defaultdict(list)
+    for claim, test_id in claims:
+        status = claim_status(test_id, outcomes) if outcomes is not None else None
+        by_file[test_id.split("::")[0]].append((claim, test_id.split("::")[1], status))
+    if outcomes is not None:
+        sentence += ": " + _tally(status for rows in by_file.values() for *_, status in rows)
+    lines = [f"{len(claims)} claims in {len(by_file)} test files. {sentence.rstrip('.')}.", ""]
+    for test_file, rows in by_file.items():
+        title = f"{test_file.removeprefix('tests/')}: {_plural(len(rows), 'claim')}"
+        items = [f"{_escape(claim)} (`{name}`)" for claim, name, _ in rows]
+        if outcomes is None:
+            lines += _group("??? note", title, items)
+            continue
+        statuses = [status for *_, status in rows]
+        if set(statuses) == {"passed"}:
+            title, marker = title + ", all verified", "??? success"
+        else:  # open: a failure, or a test that was skipped or has no outcome
+            marker = "???+ warning" if set(statuses) <= {"passed", "skipped"} else "???+ failure"
+            title += f", {_tally(statuses)}"
+        lines += _group(marker, title, [f"{STATUS[status]}: {item}" for status, item in zip(statuses, items)])
+    return "\n".join(lines) + "\n"
+
+
+def _page_title(page):
+    first = page.read_text(encoding="utf-8").split("\n", 1)[0]
+    return first.removeprefix("# ").strip() if first.startswith("# ") else page.stem
 
 
 def values_table(project):
+    """The quoted-values section of the ledger: one block per chapter, one line per snippet it quotes from."""
     fresh = {p.name: not p.stale for p in plan(project)}
     quotes = quoted_values(project)
-    rows = [f"{len(quotes)} quoted values.\n", "| page | quotes | from | status |", "| :--- | :--- | :--- | :--- |"]
+    by_page = defaultdict(lambda: defaultdict(list))
     for page, snippet, name in quotes:
-        published = values(snippet, project)
-        if name not in published or snippet not in fresh:
-            status = "❌ missing"
-        else:
-            status = "✅ matches its sources" if fresh[snippet] else "❌ stale"
-        text = _escape(published[name]["text"]) if name in published else "—"
-        rows.append(f"| [{page}]({page}) | `{snippet}.{name}` = {text} | `snippets/{snippet}.py` | {status} |")
-    return "\n".join(rows) + "\n"
-
+        by_page[page][snippet].append(name)
+    problems = 0
+    lines = []
+    for page, snippets in by_page.items():
+        items, bad = [], 0
+        for snippet, names in snippets.items():
+            published = values(snippet, project)
+            missing = [name for name in names if name not in published]
+            if snippet not in fresh or missing:
+                status = "❌ missing " + ", ".join(f"`{name}`" for name in missing or names)
+            else:
+                status = "✅ matches its sources" if fresh[snippet] else "❌ stale (`make outputs` reruns it)"
+            bad += status.startswith("❌")
+            shown = " · ".join(f"`{name}` = {_escape(published[name]['text'])}" for name in names if name in published)
+            items.append(f"`snippets/{snippet}.py` {status}" + (f": {shown}" if shown else ""))
+        problems += bad
+        count = sum(len(names) for names in snippets.values())
+        title = f"{_page_title(project.docs / page)} ({page}): {_plural(count, 'value')} from {_plural(len(snippets), 'snippet')}"
+        title += f", {bad} with a problem" if bad else ", all match their sources"
+        lines += _group("???+ failure" if bad else "??? success", title, [f"[Open the chapter]({page})", *items])
+    verdict = f"{_plural(problems, 'snippet')} with a problem" if problems else "every one matches its snippet's sources"
+    return "\n".join([f"{len(quotes)} quoted values on {len(by_page)} pages; {verdict}.", "", *lines]) + "\n"

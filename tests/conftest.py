@@ -1,4 +1,5 @@
-"""Make the snippets' modules (attention, publish, ...) and the build (scripts.pipeline) importable."""
+"""Make the snippets' modules (attention, publish, ...) and the build (scripts.pipeline) importable; record each
+test's outcome for the verification ledger; run the site tests last; build the site once per session."""
 
 import json
 import os
@@ -13,33 +14,84 @@ from hypothesis import settings
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "snippets"), str(REPO)]
 
+from scripts.ledger import PARTIAL, RESULTS, working_tree  # noqa: E402
+
 # At least 1000 examples per property, in CI and locally alike.
 settings.register_profile("site", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "site"))
 
 
-# The verification ledger (docs/ledger.md) shows each claim test's outcome in the last run: record them as we go.
-RESULTS = REPO / ".cache" / "test-results.json"
-_results = {}
+# The verification ledger (docs/ledger.md) shows claim tests' outcomes from the last complete run of the commit the
+# site is built from. Outcomes go to the partial record as they come; a run that ends having run the whole suite
+# (no paths or ids, no -k/-m/--lf/--deselect/--ignore, nothing deselected, every collected test reported) moves
+# it to the complete record. A partial run never replaces a complete one.
+_record = {"outcomes": {}}
+_narrowed = []  # why this run is not the whole suite
+_collected = set()
 
 
-_started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+def _save(relative):
+    path = REPO / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(_record, indent=1, sort_keys=True))
 
 
-def _save():
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"started": _started, "outcomes": _results}, indent=1, sort_keys=True))
+def _recording(config):
+    return not config.option.collectonly
 
 
 def pytest_sessionstart(session):
-    if not session.config.option.collectonly:
-        _save()
+    config = session.config
+    if not _recording(config):
+        return
+    commit, clean = working_tree(REPO)
+    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    _record.update(commit=commit, clean=clean, started=started, complete=False)
+    if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
+        _narrowed.append(f"paths or test ids given: {' '.join(config.args)}")
+    for option, flag in (("keyword", "-k"), ("markexpr", "-m"), ("lf", "--lf"), ("deselect", "--deselect"),
+                         ("ignore", "--ignore"), ("ignore_glob", "--ignore-glob")):
+        if getattr(config.option, option, None):
+            _narrowed.append(flag)
+    _save(PARTIAL)
+
+
+def pytest_deselected(items):
+    if items:
+        _narrowed.append(f"{len(items)} tests deselected")
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _narrowed.append(f"collection error in {report.nodeid}")
+    elif report.skipped:  # a module skipped as a whole: its tests are never collected
+        _record["outcomes"][report.nodeid] = "skipped"
+
+
+def pytest_collection_finish(session):
+    _collected.update(item.nodeid for item in session.items)
 
 
 def pytest_runtest_logreport(report):
-    if (report.when == "call" or report.outcome != "passed") and _results.get(report.nodeid) != "failed":
-        _results[report.nodeid] = report.outcome
-        _save()
+    outcomes = _record["outcomes"]
+    if (report.when == "call" or report.outcome != "passed") and outcomes.get(report.nodeid) != "failed":
+        outcomes[report.nodeid] = report.outcome
+        _save(PARTIAL)
+
+
+def pytest_sessionfinish(session):
+    if not _recording(session.config):
+        return
+    unreported = _collected - _record["outcomes"].keys()
+    if unreported:
+        _narrowed.append(f"{len(unreported)} collected tests did not run")
+    _record.update(complete=not _narrowed, narrowed=_narrowed,
+                   finished=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    if _record["complete"]:
+        _save(RESULTS)
+        (REPO / PARTIAL).unlink(missing_ok=True)
+    else:
+        _save(PARTIAL)
 
 
 def pytest_collection_modifyitems(items):

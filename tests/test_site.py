@@ -1,6 +1,5 @@
 """The built site: every page there, nothing loaded from outside, figures described, values inlined."""
 
-import json
 import re
 import subprocess
 import sys
@@ -10,7 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 from site_nav import NAV
 
-from scripts.ledger import RESULTS, quoted_values
+from scripts.ledger import claim_tests, quoted_values
 from scripts.pipeline.notebooks import chapter_snippets
 from scripts.pipeline.project import Project
 from scripts.pipeline.published import values
@@ -93,17 +92,15 @@ def test_a_missing_value_fails_the_strict_build(tmp_path):
     assert "no value 'answer' published by snippets/no_such_snippet.py" in result.stderr
 
 
-def test_the_ledger_shows_the_outcome_of_every_claim_test_that_ran_before_the_site_was_built(built_site):
-    """Site tests run last (conftest.py), so in a full run every other claim test has an outcome by now."""
-    outcomes = json.loads((REPO / RESULTS).read_text())["outcomes"]
-    ledger = page_html(built_site, "ledger").find("article")
-    rows = {row.select("td")[1].get_text(strip=True): row.select("td")[2].get_text(strip=True) for row in ledger.select("tr") if row.select("td")}
-    checked = 0
-    for test_id, status in rows.items():
-        if not test_id.startswith("tests/"):
-            continue
-        recorded = {outcome for node, outcome in outcomes.items() if node == test_id or node.startswith(test_id + "[")}
-        if recorded and "site" not in test_id and "browser" not in test_id and "serve" not in test_id:
-            assert status == ("✅ verified" if recorded == {"passed"} else status), test_id
-            checked += 1
-    assert checked or not outcomes, "no claim outcome reached the ledger"
+def test_the_ledger_is_light_lists_every_claim_and_never_says_not_run(built_site):
+    """Mid-run the ledger may or may not have a complete record of this commit (tests/test_ledger.py covers
+    each case); either way every claim test is listed once, in collapsed groups, on a light page."""
+    path = built_site / "ledger" / "index.html"
+    assert path.stat().st_size < 150_000, f"the ledger page weighs {path.stat().st_size} bytes"
+    article = page_html(built_site, "ledger").find("article")
+    text = article.get_text()
+    assert "not run" not in text
+    claims = claim_tests(REPO / "tests")
+    for _, test_id in claims:
+        assert f"({test_id.split('::')[1]})" in text, test_id
+    assert len(article.select("details")) >= len({test_id.split("::")[0] for _, test_id in claims})
