@@ -1,9 +1,12 @@
 """MkDocs hooks: what the site adds to MkDocs, in build order.
 
 - on_pre_build: while `mkdocs serve` runs, rerun stale snippets (a failure is reported; serving goes on).
-- on_page_markdown: inline snippet values, append each chapter's notebook links, fill in the ledger tables.
-- on_page_content: notebook pages get alt text on output figures and keyboard-scrollable code cells.
-- on_post_build: write the plain-script twin (.py) beside every notebook the site serves.
+- on_page_markdown: inline snippet values, append each chapter's notebook links and provenance footer
+  (scripts/provenance.py), fill in the ledger tables.
+- on_page_content: math rendered at build time, figures sized and lazy, code kept out of search
+  (scripts/fast_pages.py); notebook pages get alt text on output figures and keyboard-scrollable code cells.
+- on_post_build: write the plain-script twin (.py) beside every notebook the site serves; serve the snippets the
+  footers link, unless ``extra.repo_blob`` points the links at a repository.
 
 In a chapter, ``{{ snippet_name.value_name }}`` becomes the text that
 ``publish.value("value_name", ...)`` produced in snippets/snippet_name.py. A
@@ -20,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scripts import fast_pages, provenance  # noqa: E402
 from scripts.ledger import claims_table, values_table  # noqa: E402
 from scripts.pipeline.build import build  # noqa: E402
 from scripts.pipeline.notebooks import chapter_snippets, notebook_script  # noqa: E402
@@ -85,14 +89,24 @@ def on_post_build(config):
         script = Path(config["site_dir"]) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(notebook_script(notebook), encoding="utf-8")
+    if not config["extra"].get("repo_blob"):
+        provenance.copy_snippets(ROOT, config["site_dir"])
 
 
 def on_page_content(html, page, config, files):
-    """Notebook pages: describe output figures (they carry no alt text) and let keyboards scroll code cells."""
-    if page.file.src_path.endswith(".ipynb"):
-        html = IMAGE_WITHOUT_ALT.sub('<img alt="Figure drawn by the code cell above" ', html)
-        html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
-    return html
+    """Render math, size figures, keep code out of search. Notebook pages, which repeat their chapter's code,
+    stay out of search; their output figures get a description and their code cells can be scrolled by keyboard."""
+    try:
+        if page.file.src_path.endswith(".ipynb"):
+            page.meta["search"] = {"exclude": True}
+            html = IMAGE_WITHOUT_ALT.sub('<img alt="Figure drawn by the code cell above" ', html)
+            html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
+            return fast_pages.render_notebook_math(html)
+        html = fast_pages.render_math(html)
+        return fast_pages.leave_out_of_search(fast_pages.size_images(html, page.url, files))
+    except (fast_pages.MathError, FileNotFoundError, ValueError) as error:
+        log.warning(f"{page.file.src_path}: {error}")
+        return html
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -100,7 +114,15 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     project = Project()
     stem = page.file.src_path[: -len(".md")]
+    snippets = provenance.page_snippets(markdown)
     markdown = inline_values(markdown, project.generated, page.file.src_path) + notebook_box(markdown, stem)
+    if snippets:
+        try:
+            markdown += provenance.footer(
+                snippets, project.generated, project.root, page.url.count("/"), config["extra"].get("repo_blob")
+            )
+        except FileNotFoundError as error:
+            log.warning(f"{page.file.src_path}: {error}")
     if LEDGER_CLAIMS in markdown:
         markdown = markdown.replace(LEDGER_CLAIMS, claims_table(project)).replace(LEDGER_VALUES, values_table(project))
     return markdown
