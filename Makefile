@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test install outputs check check-full site lock bench clean
+.PHONY: serve test install outputs check check-full site lock bench lighthouse clean
 
 $(STAMP): requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,9 @@ test: install  ## run the whole test suite
 
 bench: install  ## time naive vs tiled attention (not part of the byte-checked build)
 	$(BIN)/python -m scripts.bench
+
+lighthouse: site  ## Lighthouse (npm, mobile) performance and accessibility of every page of site/, served with gzip
+	$(BIN)/python -m scripts.lighthouse
 
 lock:  ## re-resolve pyproject.toml into requirements.lock in a scratch venv
 	rm -rf .cache/lock-venv && $(PYTHON) -m venv .cache/lock-venv
