@@ -104,7 +104,7 @@ def on_page_content(html, page, config, files):
             return fast_pages.render_notebook_math(html)
         html = fast_pages.render_math(html)
         return fast_pages.leave_out_of_search(fast_pages.size_images(html, page.url, files))
-    except (fast_pages.MathError, FileNotFoundError, ValueError) as error:
+    except (ValueError, FileNotFoundError) as error:  # fast_pages.MathError is a ValueError
         log.warning(f"{page.file.src_path}: {error}")
         return html
 
