@@ -83,6 +83,9 @@ def test_chapter_figures_load(page, base_url):
     visit(page, base_url, "scaled-dot-product/")
     images = page.locator("article figure img")
     assert images.count() > 0
+    for image in images.all():  # figures below the first load lazily: scroll to each, as a reader would
+        image.scroll_into_view_if_needed()
+        image.evaluate("(img) => img.decode()")  # resolves once the image has loaded and decoded; throws if it cannot
     widths = images.evaluate_all("(imgs) => imgs.map((img) => img.complete ? img.naturalWidth : 0)")
     assert all(width > 0 for width in widths), widths
 
