@@ -19,7 +19,7 @@ NEWEST_TAG = $(shell git tag --list 'v*' --sort=-version:refname | head -n 1)
 LATEST = $(if $(NEWEST_TAG),$(filter v$(VERSION),$(NEWEST_TAG)),$(filter dev,$(VERSION)))
 MIKE_PUSH ?=
 
-.PHONY: serve test install install-test outputs check check-full site deploy publish lock bench clean
+.PHONY: serve test install install-test outputs check check-full site deploy publish lock bench lighthouse clean
 
 $(SITE_STAMP): requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,9 @@ publish: deploy  ## deploy, then push gh-pages to origin; fails unless the ledge
 
 bench: install  ## time naive vs tiled attention (not part of the byte-checked build)
 	$(BIN)/python -m scripts.bench
+
+lighthouse: site  ## Lighthouse (npm, mobile) performance and accessibility of every page of site/, served with gzip
+	$(BIN)/python -m scripts.lighthouse
 
 # Resolve site + test tools first, then the site alone constrained to those pins: both locks agree exactly.
 lock:  ## re-resolve pyproject.toml into requirements.lock and requirements-test.lock in scratch venvs

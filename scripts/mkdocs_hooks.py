@@ -2,10 +2,12 @@
 
 - on_pre_build: while `mkdocs serve` runs, rerun stale snippets (a failure is reported; serving goes on).
 - on_page_markdown: inline generated tables and snippet values (a table's cells may quote values too), append each
-  chapter's notebook links, fill in the ledger tables.
-- on_page_content: notebook pages link their figures' committed SVG files, with the chapter's alt text, and get
-  keyboard-scrollable code cells.
-- on_post_build: write the plain-script twin (.py) beside every notebook the site serves.
+  chapter's notebook links and provenance footer (scripts/provenance.py), fill in the ledger tables.
+- on_page_content: math rendered at build time, figures sized and lazy, code kept out of search
+  (scripts/fast_pages.py); notebook pages link their figures' committed SVG files with the chapter's alt text and
+  get keyboard-scrollable code cells.
+- on_post_build: write the plain-script twin (.py) beside every notebook the site serves; serve the snippets the
+  footers link, unless ``extra.repo_blob`` points the links at a repository.
 
 In a chapter, ``{{ snippet_name.value_name }}`` becomes the text that
 ``publish.value("value_name", ...)`` produced in snippets/snippet_name.py. A
@@ -22,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scripts import fast_pages, provenance  # noqa: E402
 from scripts.ledger import claims_table, values_table  # noqa: E402
 from scripts.notebook_figures import chapter_alt_texts, link_figures  # noqa: E402
 from scripts.pipeline.notebooks import chapter_snippets, notebook_script  # noqa: E402
@@ -97,17 +100,27 @@ def on_post_build(config):
         script = Path(config["site_dir"]) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(notebook_script(notebook), encoding="utf-8")
+    if not config["extra"].get("repo_blob"):
+        provenance.copy_snippets(ROOT, config["site_dir"])
 
 
 def on_page_content(html, page, config, files):
-    """Notebook pages: link the committed figures with the chapter's alt text; let keyboards scroll code cells."""
-    if page.file.src_path.endswith(".ipynb"):
-        project = Project()
-        chapter = project.docs / f"{Path(page.file.src_path).stem}.md"
-        markdown = inline_values(chapter.read_text(encoding="utf-8"), project, chapter.name) if chapter.exists() else ""
-        html = link_figures(html, project.generated, chapter_alt_texts(markdown))
-        html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
-    return html
+    """Render math, size figures, keep code out of search. Notebook pages, which repeat their chapter's code,
+    stay out of search; their output figures link the committed files with the chapter's alt text and their code cells can be scrolled by keyboard."""
+    try:
+        if page.file.src_path.endswith(".ipynb"):
+            page.meta["search"] = {"exclude": True}
+            project = Project()
+            chapter = project.docs / f"{Path(page.file.src_path).stem}.md"
+            markdown = inline_values(chapter.read_text(encoding="utf-8"), project, chapter.name) if chapter.exists() else ""
+            html = link_figures(html, project.generated, chapter_alt_texts(markdown))
+            html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
+            return fast_pages.render_notebook_math(html)
+        html = fast_pages.render_math(html)
+        return fast_pages.leave_out_of_search(fast_pages.size_images(html, page.url, files))
+    except (ValueError, FileNotFoundError) as error:  # fast_pages.MathError is a ValueError
+        log.warning(f"{page.file.src_path}: {error}")
+        return html
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -115,8 +128,16 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     project = Project()
     stem = page.file.src_path[: -len(".md")]
+    snippets = provenance.page_snippets(markdown)
     markdown = expand_tables(markdown, project)  # a table may quote values: {{ snippet.value }}
     markdown = inline_values(markdown, project, page.file.src_path) + notebook_box(markdown, stem)
+    if snippets:
+        try:
+            markdown += provenance.footer(
+                snippets, project.generated, project.root, page.url.count("/"), config["extra"].get("repo_blob")
+            )
+        except FileNotFoundError as error:
+            log.warning(f"{page.file.src_path}: {error}")
     if LEDGER_CLAIMS in markdown:
         markdown = markdown.replace(LEDGER_CLAIMS, claims_table(project)).replace(LEDGER_VALUES, values_table(project))
     return markdown

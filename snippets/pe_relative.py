@@ -70,7 +70,7 @@ value("peak_offset", peak)
 value("peak_dot", by_offset[peak], "{:.2f}")
 
 fig, (ax0, ax1) = plt.subplots(
-    1, 2, num="dot-products", figsize=(10.0, 4.0), width_ratios=[1, 1.4]
+    1, 2, num="dot-products", figsize=(10.0, 4.0), width_ratios=[1, 1.4], dpi=150
 )
 image = ax0.imshow(dots, cmap="cividis")
 ax0.set_xlabel("position q")
@@ -78,8 +78,9 @@ ax0.set_ylabel("position p")
 ax0.set_title("PE(p) · PE(q)")
 ax0.spines[:].set_visible(False)
 fig.colorbar(image, ax=ax0, label="dot product", shrink=0.85)
+# One marker per pair (p, q): rasterized=True draws them as one image inside the SVG, not as thousands of shapes.
 ax1.plot(offset.ravel(), dots.ravel(), "o", ms=3, alpha=0.25, color=COLORS[0],
-         label="every pair (p, q)")
+         label="every pair (p, q)", rasterized=True)
 ax1.plot(offsets, formula, color=COLORS[3], lw=1,
          label=r"$\sum_i \cos(\omega_i (p - q))$")
 ax1.set_xlabel("offset p − q")

@@ -53,8 +53,9 @@ def browser():
 def page(browser, base_url):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
-    tab.requests, tab.errors = [], []
+    tab.requests, tab.errors, tab.missing = [], [], []
     tab.on("request", lambda request: tab.requests.append(request.url))
+    tab.on("response", lambda response: response.status >= 400 and tab.missing.append(response.url))
     tab.on("pageerror", lambda error: tab.errors.append(str(error)))
     yield tab
     context.close()
@@ -65,22 +66,26 @@ def visit(page, base_url, path):
     return page
 
 
-@pytest.mark.claim("Pages render their math with the vendored KaTeX and request nothing from outside the site")
+@pytest.mark.claim("Pages show math rendered at build time, with the vendored KaTeX fonts, and request nothing from outside the site")
 @pytest.mark.parametrize("path", ["", "scaled-dot-product/", "notebooks/scaled-dot-product/"])
 def test_math_renders_and_every_request_stays_on_the_site(page, base_url, path):
     visit(page, base_url, path)
     outside = [url for url in page.requests if not url.startswith(base_url) and not url.startswith("data:")]
     assert outside == []
-    assert page.errors == []
+    assert page.errors == [] and page.missing == []
     if path == "scaled-dot-product/":
         assert page.locator(".katex").count() > 0, "no formula was rendered by KaTeX"
         assert page.locator(".katex-error").count() == 0
+        assert page.evaluate("document.fonts.check('16px KaTeX_Main')"), "KaTeX's font did not load"
 
 
 def test_chapter_figures_load(page, base_url):
     visit(page, base_url, "scaled-dot-product/")
     images = page.locator("article figure img")
     assert images.count() > 0
+    for image in images.all():  # figures below the first load lazily: scroll to each, as a reader would
+        image.scroll_into_view_if_needed()
+        image.evaluate("(img) => img.decode()")  # resolves once the image has loaded and decoded; throws if it cannot
     widths = images.evaluate_all("(imgs) => imgs.map((img) => img.complete ? img.naturalWidth : 0)")
     assert all(width > 0 for width in widths), widths
 

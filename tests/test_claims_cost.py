@@ -1,7 +1,6 @@
 """Claims about cost: each verdict against an independent recomputation (oracle loops, closed forms, fresh draws)."""
 
 import numpy as np
-import pytest
 from claims_support import W, X, attend, causal, claim, kind, v
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from claims_support import W, X, causal, claim, kind, text, v
+from claims_support import claim, kind, text, v
 from oracle import positional_encoding, softmax_row
 
 from lib.attention import softmax

@@ -1,5 +1,6 @@
 """The built site: every page there, nothing loaded from outside, figures described, values inlined."""
 
+import json
 import re
 import subprocess
 import sys
@@ -104,3 +105,96 @@ def test_the_ledger_is_light_lists_every_claim_and_never_says_not_run(built_site
     for _, test_id in claims:
         assert f"({test_id.split('::')[1]})" in text, test_id
     assert len(article.select("details")) >= len({test_id.split("::")[0] for _, test_id in claims})
+
+
+# Chapters that quote no snippet: the ledger lists tests, the benchmarks page shows timings from `make bench`.
+WITHOUT_SNIPPETS = {"ledger", "benchmarks"}
+VERSIONS = re.compile(r"Python (\S+), NumPy (\S+) and matplotlib (\S+)\.")
+
+
+def page_dir(site, stem):
+    return site if stem == "index" else site / stem
+
+
+def git(*args):
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
+
+
+@pytest.mark.claim("Every chapter names the commit and the Python, NumPy and matplotlib versions its outputs were computed with, as the manifests record them, and links its snippets")
+def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifests(built_site):
+    assert WITHOUT_SNIPPETS < set(CHAPTERS)
+    for stem in CHAPTERS:
+        footer = page_html(built_site, stem).select_one("article footer.provenance")
+        if stem in WITHOUT_SNIPPETS:
+            assert footer is None, stem
+            continue
+        assert footer is not None, f"{stem}: no provenance footer"
+        links = [a["href"] for a in footer.select("a[href]")]
+        names = [Path(href).stem for href in links]
+        page = page_html(built_site, stem)
+        shown = {t.get_text(strip=True) for t in page.select("article .highlight .filename")}
+        shown = {name for name in shown if re.fullmatch(r"snippets/[a-z0-9_]+\.py", name)}  # not lib/, not Output
+        shown |= {f"snippets/{img['src'].split('/')[-2]}.py" for img in page.select("article img[src*='generated/']")}
+        assert shown <= {f"snippets/{n}.py" for n in names}, f"{stem}: footer misses {shown - set(names)}"
+        for href, name in zip(links, names):
+            served = (page_dir(built_site, stem) / href).resolve()
+            assert served.read_bytes() == (REPO / "snippets" / f"{name}.py").read_bytes(), f"{stem}: {href}"
+        text = footer.get_text(" ", strip=True)
+        recorded = {tuple(json.loads((PROJECT.generated / n / "manifest.json").read_text())["versions"][k]
+                          for k in ("python", "numpy", "matplotlib")) for n in names}
+        assert len(recorded) == 1 and VERSIONS.search(text).groups() == recorded.pop(), f"{stem}: {text}"
+        commit = footer.select_one("code").get_text()
+        outputs = [f"docs/generated/{n}" for n in names]
+        assert git("cat-file", "-e", f"{commit}^{{commit}}").returncode == 0, f"{stem}: {commit} is no commit"
+        if "uncommitted" in text:
+            assert git("status", "--porcelain", "--", *outputs).stdout.strip(), stem
+        else:  # the outputs this page shows are exactly those of the commit it names
+            assert git("diff", "--quiet", commit, "--", *outputs).returncode == 0, f"{stem}: outputs differ from {commit}"
+
+
+@pytest.mark.claim("Math is rendered when the site is built: pages ship KaTeX's CSS and fonts, not its JavaScript")
+def test_math_is_rendered_at_build_time_and_no_page_loads_katex_javascript(built_site):
+    for html in built_site.rglob("*.html"):
+        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        scripts = [s.get("src", "") + s.get_text()[:200] for s in soup.find_all("script")]
+        assert not [s for s in scripts if "katex" in s.lower() or "mathjax" in s.lower()], html
+    for stem in CHAPTERS:
+        source = (PROJECT.docs / f"{stem}.md").read_text(encoding="utf-8")
+        article = page_html(built_site, stem).find("article")
+        if "$" in source:
+            assert article.select(".katex .katex-mathml math"), f"{stem}: no rendered formula"
+        assert not article.select(".katex-error"), stem
+        assert "\\(" not in article.get_text() and "\\[" not in article.get_text(), f"{stem}: raw TeX left"
+    notebook = page_html(built_site, "notebooks/scaled-dot-product").select_one(".jp-RenderedMarkdown h1")
+    assert notebook.select(".katex") and "$" not in notebook.get_text()
+
+
+def svg_aspect(path):
+    view_box = [float(x) for x in re.search(r'viewBox="([^"]+)"', path.read_text(encoding="utf-8")).group(1).split()]
+    return view_box[2] / view_box[3]
+
+
+def test_figures_have_their_size_and_all_but_the_first_load_lazily(built_site):
+    for stem in CHAPTERS:
+        images = page_html(built_site, stem).select("article img")
+        for position, img in enumerate(images):
+            width, height = int(img["width"]), int(img["height"])
+            aspect = svg_aspect((page_dir(built_site, stem) / img["src"]).resolve())
+            assert abs(width / height - aspect) < 0.01, f"{stem}: {img['src']} is {width}x{height}"
+            assert img.get("loading") == (None if position == 0 else "lazy"), f"{stem}: {img['src']}"
+
+
+def test_no_figure_is_heavier_than_300_kb():
+    sizes = {p.relative_to(PROJECT.generated).as_posix(): p.stat().st_size for p in PROJECT.generated.glob("*/*.svg")}
+    assert {name: size for name, size in sizes.items() if size > 300_000} == {}
+
+
+@pytest.mark.claim("The search index holds the chapters' prose, not code, program output or notebooks, and stays under 400 KB")
+def test_the_search_index_holds_prose_and_stays_small(built_site):
+    index = built_site / "search" / "search_index.json"
+    assert index.stat().st_size < 400_000
+    entries = json.loads(index.read_text(encoding="utf-8"))["docs"]
+    assert not [e["location"] for e in entries if e["location"].startswith("notebooks/")]
+    text = " ".join(e["text"] for e in entries)
+    assert "import numpy as np" not in text  # code blocks are left out
+    assert "scaled dot-product attention" in text.lower()

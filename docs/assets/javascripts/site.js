@@ -1,19 +1,5 @@
-// Site behaviour: render math with the vendored KaTeX; small accessibility fixes to Material.
-// Material swaps pages without reloading (document$), so render on every page change.
-function renderMath() {
-  const options = {
-    delimiters: [
-      { left: "$$", right: "$$", display: true },
-      { left: "$", right: "$", display: false },
-      { left: "\\(", right: "\\)", display: false },
-      { left: "\\[", right: "\\]", display: true },
-    ],
-    throwOnError: false,
-  };
-  for (const element of document.querySelectorAll(".arithmatex, .jp-RenderedMarkdown")) {
-    renderMathInElement(element, options);
-  }
-}
+// Site behaviour: small accessibility fixes to Material (math is rendered at build time).
+// Material swaps pages without reloading (document$), so apply them on every page change.
 
 // Display formulas and tables may scroll sideways: make them reachable by keyboard
 // (axe: scrollable-region-focusable). Whether they overflow depends on fonts and width, so mark them all.
@@ -30,13 +16,11 @@ function nameSearchDialog() {
 
 if (typeof document$ !== "undefined") {
   document$.subscribe(() => {
-    renderMath();
     nameSearchDialog();
     focusScrollables();
   });
 } else {
   document.addEventListener("DOMContentLoaded", () => {
-    renderMath();
     nameSearchDialog();
     focusScrollables();
   });

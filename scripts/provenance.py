@@ -1,0 +1,85 @@
+"""The provenance footer of a chapter: where its outputs come from, read from the build's own records.
+
+For every snippet a chapter uses (its code, its outputs, its figures or its values), the footer names the commit
+at which the committed outputs last changed (``git log`` on ``docs/generated/<snippet>/``), the Python, NumPy and
+matplotlib versions recorded in ``docs/generated/<snippet>/manifest.json``, and links each snippet's file. Links
+go to ``extra.repo_blob`` in mkdocs.yml when it is set (a URL prefix such as
+``https://github.com/OWNER/REPO/blob/{commit}``; ``{commit}`` becomes the commit named in the footer), otherwise
+to the copy of ``snippets/`` that the site serves (``copy_snippets``). Nothing is loaded from outside the site.
+"""
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+USES = re.compile(
+    r'--8<--\s+"snippets/([a-z0-9_]+)\.py'  # code included from a snippet
+    r"|generated/([a-z0-9_]+)/"  # an output or figure of a snippet
+    r"|\{\{\s*([a-z0-9_]+)\.[a-z0-9_]+\s*\}\}"  # a value a snippet published
+)
+LIBRARIES = (("python", "Python"), ("numpy", "NumPy"), ("matplotlib", "matplotlib"))
+
+
+def page_snippets(markdown):
+    """Names of the snippets a chapter's Markdown uses, in order of first use."""
+    return list(dict.fromkeys(name for match in USES.finditer(markdown) for name in match.groups() if name))
+
+
+def versions(generated, snippet):
+    """The library versions a snippet's outputs were computed with, from its manifest."""
+    manifest = generated / snippet / "manifest.json"
+    if not manifest.exists():
+        raise FileNotFoundError(f"{manifest} is missing: run `make outputs` to compute snippets/{snippet}.py")
+    recorded = json.loads(manifest.read_text(encoding="utf-8"))["versions"]
+    return tuple((label, recorded[key]) for key, label in LIBRARIES)
+
+
+def _git(root, *args):
+    result = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def commit_of(root, paths):
+    """(newest commit that changed any of ``paths``, whether they have uncommitted changes); None if unknown."""
+    relative = [Path(p).relative_to(root).as_posix() for p in paths]
+    commit = _git(root, "log", "-1", "--format=%H", "--", *relative) or None
+    changed = bool(_git(root, "status", "--porcelain", "--", *relative))
+    return commit, changed
+
+
+def footer(snippets, generated, root, depth, repo_blob=None):
+    """The footer's HTML for a page ``depth`` folders below the site root that uses ``snippets``."""
+    commit, changed = commit_of(root, [generated / s for s in snippets])
+    by_versions = {}
+    for snippet in snippets:
+        by_versions.setdefault(versions(generated, snippet), []).append(snippet)
+    if commit is None:
+        when = "in a working tree that git has not recorded yet"
+    else:
+        when = f"at commit <code>{commit[:12]}</code>" + (" plus uncommitted changes" if changed else "")
+    stacks = "; ".join(
+        ", ".join(f"{label} {version}" for label, version in stack[:-1]) + f" and {stack[-1][0]} {stack[-1][1]}"
+        + (f" ({', '.join(names)})" if len(by_versions) > 1 else "")
+        for stack, names in by_versions.items()
+    )
+    base = (repo_blob.replace("{commit}", commit or "HEAD").rstrip("/") + "/") if repo_blob else "../" * depth
+    links = " · ".join(
+        f'<a href="{html.escape(base)}snippets/{name}.py">snippets/{name}.py</a>' for name in snippets
+    )
+    return (
+        '\n\n<footer class="provenance" data-search-exclude>\n'
+        f"<p>The outputs on this page were computed {when}, with {stacks}.</p>\n"
+        f"<p>Snippets: {links}</p>\n</footer>\n"
+    )
+
+
+def copy_snippets(root, site_dir):
+    """Serve the snippets (and the library they import) beside the pages that link them."""
+    source = Path(root) / "snippets"
+    for path in sorted(source.rglob("*.py")):
+        target = Path(site_dir) / "snippets" / path.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)

@@ -1,0 +1,56 @@
+"""Build-time page work: math rendered by KaTeX, figures sized from their SVG, code kept out of search."""
+
+import pytest
+
+from scripts import fast_pages
+
+
+def test_chapter_math_becomes_katex_html_with_mathml_and_leaves_no_tex_behind():
+    page = (
+        '<p>Scale by <span class="arithmatex">\\(\\sqrt{d_k}\\)</span>, where <span class="arithmatex">\\(a &lt; b\\)</span>.</p>'
+        '<div class="arithmatex">\\[\n\\frac{QK^\\top}{\\sqrt{d_k}}\n\\]</div>'
+    )
+    html = fast_pages.render_math(page)
+    assert html.count('<span class="katex-display">') == 1  # the display formula, around its own .katex
+    assert html.count('<span class="katex">') == 3
+    assert "<msqrt>" in html and "<mo>&lt;</mo>" in html  # MathML for screen readers; &lt; was unescaped first
+    assert "\\(" not in html and "\\[" not in html
+
+
+def test_a_formula_katex_cannot_parse_is_an_error_that_quotes_it():
+    with pytest.raises(fast_pages.MathError, match=r"\\\\frac\{a\}\{"):
+        fast_pages.render_math('<span class="arithmatex">\\(\\frac{a}{\\)</span>')
+
+
+def test_notebook_markdown_math_is_rendered_but_code_cells_are_left_alone():
+    page = (
+        '<!-- Load mathjax --><script src="mathjax.js"></script><!-- End of mathjax configuration -->'
+        '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown"><h1>and the $\\sqrt{d_k}$</h1></div>'
+        '<div class="jp-Cell"><pre>label=r"$x$"</pre></div>'
+    )
+    html = fast_pages.render_notebook_math(page)
+    assert "mathjax" not in html and '<span class="katex">' in html
+    assert html.endswith('<div class="jp-Cell"><pre>label=r"$x$"</pre></div>')
+
+
+@pytest.mark.parametrize(
+    "attributes, size",
+    [('width="460.8pt" height="345.6pt" viewBox="0 0 460.8 345.6"', (614, 461)), ('viewBox="0 0 300 150"', (300, 150))],
+)
+def test_svg_size_is_read_in_css_pixels(tmp_path, attributes, size):
+    svg = tmp_path / "figure.svg"
+    svg.write_text(f'<svg xmlns="http://www.w3.org/2000/svg" {attributes}></svg>')
+    assert fast_pages.svg_size(svg) == size
+
+
+def test_an_svg_without_size_is_an_error_naming_it(tmp_path):
+    svg = tmp_path / "figure.svg"
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg"></svg>')
+    with pytest.raises(ValueError, match="figure.svg"):
+        fast_pages.svg_size(svg)
+
+
+def test_code_blocks_are_marked_for_the_search_index_to_skip():
+    assert fast_pages.leave_out_of_search('<div class="highlight"><pre>x</pre></div>') == (
+        '<div class="highlight" data-search-exclude><pre>x</pre></div>'
+    )

@@ -1,0 +1,50 @@
+"""`make lighthouse`'s server compresses as a static host would, and the script audits every chapter and notebook."""
+
+import functools
+import gzip
+import threading
+import urllib.request
+from http.server import ThreadingHTTPServer
+
+import pytest
+
+from scripts import lighthouse
+
+
+@pytest.fixture
+def server(tmp_path):
+    (tmp_path / "page").mkdir()
+    (tmp_path / "page" / "index.html").write_text("<p>" + "attention " * 500 + "</p>")
+    (tmp_path / "figure.png").write_bytes(b"\x89PNG not really")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(lighthouse.GzipHandler, directory=str(tmp_path)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_port}/"
+    httpd.shutdown()
+
+
+def get(url, encoding):
+    with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept-Encoding": encoding})) as response:
+        return response.headers.get("Content-Encoding"), response.read()
+
+
+def test_text_is_served_gzipped_to_clients_that_accept_it_and_plain_to_others(server):
+    encoding, body = get(server + "page/", "gzip, deflate")
+    assert encoding == "gzip" and gzip.decompress(body).decode().count("attention") == 500
+    assert len(body) < 200
+    encoding, body = get(server + "page/", "identity")
+    assert encoding is None and body.decode().count("attention") == 500
+    assert get(server + "figure.png", "gzip") == (None, b"\x89PNG not really")  # already compressed formats
+
+
+def test_every_chapter_and_notebook_page_is_audited_against_its_target(tmp_path):
+    chapters = sorted(p.stem for p in (lighthouse.ROOT / "docs").glob("*.md"))
+    notebooks = sorted(p.stem for p in (lighthouse.ROOT / "docs" / "notebooks").glob("*.ipynb"))
+    for path in [f"{c}/" for c in chapters if c != "index"] + [f"notebooks/{n}/" for n in notebooks] + [""]:
+        (tmp_path / path).mkdir(parents=True, exist_ok=True)
+        (tmp_path / path / "index.html").write_text("<p>page</p>")
+    pages = dict(lighthouse.pages(tmp_path))
+    assert len(pages) == len(chapters) + len(notebooks)
+    assert pages[""] == pages["softmax/"] == "chapter" and pages["notebooks/softmax/"] == "notebook"
+    (tmp_path / "softmax" / "index.html").unlink()
+    with pytest.raises(SystemExit, match="lacks softmax/"):
+        lighthouse.pages(tmp_path)
