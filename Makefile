@@ -53,7 +53,7 @@ test: install-test  ## run the whole test suite
 	$(BIN)/python -m pytest
 
 deploy: install  ## build the site as version $(VERSION) into the local gh-pages branch (mike)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/mike deploy --update-aliases $(VERSION) $(if $(LATEST),latest) $(MIKE_PUSH)
+	PATH="$(abspath $(BIN)):$$PATH" VERSION_PROVIDER=mike $(BIN)/mike deploy --update-aliases $(VERSION) $(if $(LATEST),latest) $(MIKE_PUSH)
 	$(BIN)/mike set-default latest $(MIKE_PUSH)
 
 publish: MIKE_PUSH := --push

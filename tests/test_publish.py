@@ -117,7 +117,8 @@ def test_latest_follows_the_newest_release_tag(tmp_path):
     def deploy_command(version):
         result = subprocess.run(["make", "-n", "-o", "install", "deploy", f"VERSION={version}"], cwd=tmp_path,
                                 capture_output=True, text=True, check=True)
-        return result.stdout.splitlines()[0].split("mike ", 1)[1].split()
+        command = next(line for line in result.stdout.splitlines() if "mike deploy" in line)
+        return command.split("/mike ", 1)[1].split()  # after .venv/bin/mike
 
     assert deploy_command("dev") == ["deploy", "--update-aliases", "dev", "latest"]  # no release yet
     for tag in ("v0.9", "v0.10"):
