@@ -26,9 +26,9 @@ def read(folder, page):
 
 def parts(markdown):
     """What a page quotes from the build: value references, include lines, figure files (a Chinese page may show a
-    figure's Chinese twin, <name>-zh.svg, drawn by the same run)."""
+    figure's Chinese twin, <name>-zh.svg, or quote a value's, <name>_zh, made by the same run)."""
     return {
-        "values": set(references(markdown)),
+        "values": {(snippet, name.removesuffix("_zh")) for snippet, name in references(markdown)},
         "includes": set(INCLUDE.findall(markdown)),
         "figures": {figure.replace("-zh.svg", ".svg") for figure in FIGURE.findall(markdown)},
     }
