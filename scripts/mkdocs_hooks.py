@@ -6,8 +6,10 @@
 - on_page_content: math rendered at build time, figures sized and lazy, code kept out of search
   (scripts/fast_pages.py); notebook pages link their figures' committed SVG files with the chapter's alt text and
   get keyboard-scrollable code cells.
+- on_page_context / on_post_page: the language switch points at the same page in the other edition.
 - on_post_build: write the plain-script twin (.py) beside every notebook the site serves; serve the snippets the
-  footers link, unless ``extra.repo_blob`` points the links at a repository.
+  footers link, unless ``extra.repo_blob`` points the links at a repository; the English build then builds the
+  Chinese edition (mkdocs.zh.yml, docs-zh/) into <site>/zh/.
 
 In a chapter, ``{{ snippet_name.value_name }}`` becomes the text that
 ``publish.value("value_name", ...)`` produced in snippets/snippet_name.py. A
@@ -23,6 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from mkdocs.exceptions import Abort  # noqa: E402
 
 from scripts import fast_pages, provenance  # noqa: E402
 from scripts.ledger import claims_table, values_table  # noqa: E402
@@ -53,7 +57,8 @@ def inline_values(markdown, project, page_name):
     return REFERENCE.sub(replace, markdown)
 
 
-NOTEBOOK_BOX = """
+NOTEBOOK_BOX = {
+    "en": """
 
 !!! example "Run this chapter yourself"
     Every snippet of this chapter, in reading order, is also a notebook:
@@ -61,7 +66,19 @@ NOTEBOOK_BOX = """
     <a href="../notebooks/{stem}/{stem}.ipynb" download>download .ipynb</a> ·
     <a href="../notebooks/{stem}/{stem}.py" download>download .py</a>.
     Or run any snippet alone: `python snippets/<name>.py`.
-"""
+""",
+    "zh": """
+
+!!! example "自己运行本章"
+    本章的每个代码片段按阅读顺序组成一个笔记本：
+    [带输出的笔记本](notebooks/{stem}.ipynb) ·
+    <a href="../notebooks/{stem}/{stem}.ipynb" download>下载 .ipynb</a> ·
+    <a href="../notebooks/{stem}/{stem}.py" download>下载 .py</a>。
+    也可以单独运行任何一个代码片段：`python snippets/<name>.py`。
+""",
+}
+CHINESE_CONFIG = "mkdocs.zh.yml"
+_alternate_roots = []
 
 
 def expand_tables(markdown, project):
@@ -77,9 +94,31 @@ def expand_tables(markdown, project):
     return GENERATED_TABLE.sub(replace, markdown)
 
 
-def notebook_box(markdown, stem):
+def notebook_box(markdown, stem, language):
     """The chapter's links to its generated notebook, for chapters that include snippets."""
-    return NOTEBOOK_BOX.format(stem=stem) if chapter_snippets(markdown) else ""
+    return NOTEBOOK_BOX[language].format(stem=stem) if chapter_snippets(markdown) else ""
+
+
+def on_config(config):
+    _alternate_roots[:] = [dict(alternate) for alternate in config.extra.get("alternate", [])]
+
+
+HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
+
+
+def on_post_page(output, page, config):
+    """Drop the head's language alternates: Material's script would fetch sitemap.xml beside each of them and send
+    the language switch to the other edition's home page (our sitemaps list nothing without a site_url)."""
+    return HEAD_ALTERNATE.sub("", output)
+
+
+def on_page_context(context, page, config, nav):
+    """Point each entry of the language switch at this page in that edition (every page has a twin); the links
+    are relative to this page, so they work under any version folder (overrides/partials/alternate.html)."""
+    up = "../" * page.url.count("/")
+    config.extra["alternate"] = [{**root, "link": (up + root["link"].removeprefix("./") + page.url) or "./"}
+                                 for root in _alternate_roots]
+    return context
 
 
 def on_startup(command, dirty):
@@ -95,13 +134,23 @@ def on_pre_build(config):
 
 
 def on_post_build(config):
-    """Beside each notebook the site serves, the same cells as a plain script (derived, never committed)."""
+    """Beside each notebook the site serves, the same cells as a plain script (derived, never committed); then,
+    in the English build, the Chinese edition into <site>/zh/ (same strictness)."""
     for notebook in sorted(Project().notebooks.glob("*.ipynb")):
         script = Path(config["site_dir"]) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(notebook_script(notebook), encoding="utf-8")
     if not config["extra"].get("repo_blob"):
         provenance.copy_snippets(ROOT, config["site_dir"])
+    fast_pages.compact_search_index(config["site_dir"])
+    chinese = Path(config.config_file_path).with_name(CHINESE_CONFIG)
+    if config.theme["language"] == "zh" or not chinese.exists():
+        return
+    command = [sys.executable, "-m", "mkdocs", "build", "-f", str(chinese), "-d", str(Path(config["site_dir"]) / "zh")]
+    if subprocess.run(command + (["--strict"] if config.strict else []), cwd=chinese.parent).returncode != 0:
+        if not _serving:
+            raise Abort("the Chinese edition (mkdocs.zh.yml) failed to build: see its messages above")
+        log.warning("the Chinese edition failed to build; /zh/ shows its previous pages (see the messages above)")
 
 
 def on_page_content(html, page, config, files):
@@ -111,7 +160,7 @@ def on_page_content(html, page, config, files):
         if page.file.src_path.endswith(".ipynb"):
             page.meta["search"] = {"exclude": True}
             project = Project()
-            chapter = project.docs / f"{Path(page.file.src_path).stem}.md"
+            chapter = Path(config["docs_dir"]) / f"{Path(page.file.src_path).stem}.md"
             markdown = inline_values(chapter.read_text(encoding="utf-8"), project, chapter.name) if chapter.exists() else ""
             html = link_figures(html, project.generated, chapter_alt_texts(markdown))
             html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
@@ -130,11 +179,12 @@ def on_page_markdown(markdown, page, config, files):
     stem = page.file.src_path[: -len(".md")]
     snippets = provenance.page_snippets(markdown)
     markdown = expand_tables(markdown, project)  # a table may quote values: {{ snippet.value }}
-    markdown = inline_values(markdown, project, page.file.src_path) + notebook_box(markdown, stem)
+    markdown = inline_values(markdown, project, page.file.src_path) + notebook_box(markdown, stem, config.theme["language"])
     if snippets:
         try:
             markdown += provenance.footer(
-                snippets, project.generated, project.root, page.url.count("/"), config["extra"].get("repo_blob")
+                snippets, project.generated, project.root, page.url.count("/"), config["extra"].get("repo_blob"),
+                config.theme["language"],
             )
         except FileNotFoundError as error:
             log.warning(f"{page.file.src_path}: {error}")

@@ -50,18 +50,41 @@ def commit_of(root, paths):
     return commit, changed
 
 
-def footer(snippets, generated, root, depth, repo_blob=None):
-    """The footer's HTML for a page ``depth`` folders below the site root that uses ``snippets``."""
+WORDS = {
+    "en": {
+        "untracked": "in a working tree that git has not recorded yet",
+        "at": "at commit <code>{commit}</code>",
+        "changed": " plus uncommitted changes",
+        "and": " and ",
+        "list": ", ",
+        "computed": "<p>The outputs on this page were computed {when}, with {stacks}.</p>",
+        "snippets": "<p>Snippets: {links}</p>",
+    },
+    "zh": {
+        "untracked": "于 git 尚未记录的工作区",
+        "at": "于提交 <code>{commit}</code>",
+        "changed": "（另有未提交的修改）",
+        "and": " 和 ",
+        "list": "、",
+        "computed": "<p>本页的输出{when}计算，使用 {stacks}。</p>",
+        "snippets": "<p>代码片段：{links}</p>",
+    },
+}
+
+
+def footer(snippets, generated, root, depth, repo_blob=None, language="en"):
+    """The footer's HTML, in ``language``, for a page ``depth`` folders below the site root that uses ``snippets``."""
+    words = WORDS[language]
     commit, changed = commit_of(root, [generated / s for s in snippets])
     by_versions = {}
     for snippet in snippets:
         by_versions.setdefault(versions(generated, snippet), []).append(snippet)
     if commit is None:
-        when = "in a working tree that git has not recorded yet"
+        when = words["untracked"]
     else:
-        when = f"at commit <code>{commit[:12]}</code>" + (" plus uncommitted changes" if changed else "")
+        when = words["at"].format(commit=commit[:12]) + (words["changed"] if changed else "")
     stacks = "; ".join(
-        ", ".join(f"{label} {version}" for label, version in stack[:-1]) + f" and {stack[-1][0]} {stack[-1][1]}"
+        words["list"].join(f"{label} {version}" for label, version in stack[:-1]) + f"{words['and']}{stack[-1][0]} {stack[-1][1]}"
         + (f" ({', '.join(names)})" if len(by_versions) > 1 else "")
         for stack, names in by_versions.items()
     )
@@ -71,8 +94,8 @@ def footer(snippets, generated, root, depth, repo_blob=None):
     )
     return (
         '\n\n<footer class="provenance" data-search-exclude>\n'
-        f"<p>The outputs on this page were computed {when}, with {stacks}.</p>\n"
-        f"<p>Snippets: {links}</p>\n</footer>\n"
+        + words["computed"].format(when=when, stacks=stacks) + "\n"
+        + words["snippets"].format(links=links) + "\n</footer>\n"
     )
 
 

@@ -101,8 +101,22 @@ def describe_checkpoint(step):
             f"largest weight of a row ranges from {weights.max(axis=-1).min():.2f} to {weights.max(axis=-1).max():.2f}.")
 
 
+def describe_checkpoint_zh(step):
+    """The same sentence in Chinese, from the same numbers (the Chinese page quotes it)."""
+    weights = snapshots[step]  # (n_examples, L)
+    on_animal = [f"{answer} {weights[row, answer_pos[i, 0]]:.2f}"
+                 for row, (i, answer) in enumerate(zip(EXAMPLES, example_answers)) if answer_pos[i, 0] >= 0]
+    row = len(EXAMPLES) - 1
+    top = int(np.argmax(weights[row]))
+    return (f"第 {step} 步：动物得到 {'、'.join(on_animal)}；没有动物的句子把最大权重 {weights[row, top]:.2f} 放在"
+            f"“{REFERENCE_VOCAB[tokens[EXAMPLES[row], top]]}”上；各行最大权重在 {weights.max(axis=-1).min():.2f} 到 "
+            f"{weights.max(axis=-1).max():.2f} 之间。")
+
+
 value("checkpoint_description", " ".join(describe_checkpoint(step) for step in CHECKPOINTS))
+value("checkpoint_description_zh", "".join(describe_checkpoint_zh(step) for step in CHECKPOINTS))
 value("checkpoint_steps", ", ".join(str(step) for step in CHECKPOINTS[:-1]) + f" and {CHECKPOINTS[-1]}")
+value("checkpoint_steps_zh", "、".join(str(step) for step in CHECKPOINTS[:-1]) + f" 和 {CHECKPOINTS[-1]}")
 
 # ---------------------------------------------------------------- figures
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.0), num="curves", layout="constrained")

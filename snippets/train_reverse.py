@@ -92,7 +92,17 @@ def describe_maps():
             f"{mean_no_pe[off].min():.3f} and {mean_no_pe[off].max():.3f}.")
 
 
+def describe_maps_zh():
+    """The same description in Chinese, from the same numbers (the Chinese page quotes it)."""
+    anti = [f"第 {step} 步 {np.mean(np.diag(runs[True][1][step][:, ::-1])):.2f}" for step in CHECKPOINTS]
+    off = ~np.eye(LENGTH, dtype=bool)
+    return (f"带位置编码时，反对角线（查询 i 对键 {LENGTH - 1} - i）上的平均权重为 {'、'.join(anti)}，均匀权重为 "
+            f"{1 / LENGTH:.3f}。不带位置编码时，第 {STEPS} 步主对角线的平均值为 {np.mean(np.diag(mean_no_pe)):.3f}，"
+            f"其余各格都在 {mean_no_pe[off].min():.3f} 到 {mean_no_pe[off].max():.3f} 之间。")
+
+
 value("checkpoint_description", describe_maps())
+value("checkpoint_description_zh", describe_maps_zh())
 value("checkpoint_steps", ", ".join(str(step) for step in CHECKPOINTS))
 
 # ---------------------------------------------------------------- figures

@@ -1,5 +1,5 @@
-"""The built site in a real browser (headless Chromium): math renders, nothing outside is requested,
-figures load, dark mode and search work, downloads are served."""
+"""The built site in a real browser (headless Chromium), both editions: math renders, nothing outside is
+requested, figures load, dark mode and search (Chinese included) work, downloads are served."""
 
 import functools
 import os
@@ -67,13 +67,14 @@ def visit(page, base_url, path):
 
 
 @pytest.mark.claim("Pages show math rendered at build time, with the vendored KaTeX fonts, and request nothing from outside the site")
-@pytest.mark.parametrize("path", ["", "scaled-dot-product/", "notebooks/scaled-dot-product/"])
+@pytest.mark.parametrize("path", ["", "scaled-dot-product/", "notebooks/scaled-dot-product/", "zh/", "zh/scaled-dot-product/",
+                                  "zh/notebooks/scaled-dot-product/"])
 def test_math_renders_and_every_request_stays_on_the_site(page, base_url, path):
     visit(page, base_url, path)
     outside = [url for url in page.requests if not url.startswith(base_url) and not url.startswith("data:")]
     assert outside == []
     assert page.errors == [] and page.missing == []
-    if path == "scaled-dot-product/":
+    if path.endswith("scaled-dot-product/") and "notebooks" not in path:
         assert page.locator(".katex").count() > 0, "no formula was rendered by KaTeX"
         assert page.locator(".katex-error").count() == 0
         assert page.evaluate("document.fonts.check('16px KaTeX_Main')"), "KaTeX's font did not load"
@@ -106,7 +107,22 @@ def test_search_finds_a_chapter(page, base_url):
     assert page.locator(".md-search-result__item").count() > 0
 
 
-@pytest.mark.parametrize("path", ["scaled-dot-product/", "notebooks/scaled-dot-product/"])
+@pytest.mark.claim("Chinese search finds a word inside Chinese sentences and lands on the chapter that teaches it")
+@pytest.mark.parametrize("word, chapter", [("掩码", "masks"), ("位置编码", "positional-encoding")])
+def test_chinese_search_finds_a_word_inside_sentences(page, base_url, word, chapter):
+    visit(page, base_url, "zh/")
+    page.locator("input.md-search__input").click()
+    page.keyboard.insert_text(word)  # as an input method commits Chinese text: no key events for the characters
+    page.keyboard.press("End")  # Material searches on key events
+    first = page.locator(".md-search-result__item > .md-search-result__link").first
+    first.wait_for(timeout=30_000)
+    first.click()
+    page.wait_for_load_state("networkidle")
+    assert page.url.split("#")[0].split("?")[0].endswith(f"/zh/{chapter}/"), page.url
+
+
+@pytest.mark.parametrize("path", ["scaled-dot-product/", "notebooks/scaled-dot-product/", "zh/scaled-dot-product/",
+                                  "zh/notebooks/scaled-dot-product/"])
 def test_notebook_downloads_are_served(page, base_url, path):
     visit(page, base_url, path)
     links = page.locator("a[download]").all()
@@ -129,6 +145,7 @@ def test_pages_have_no_serious_accessibility_violations(browser, base_url, schem
     axe = Axe()
     paths = ["" if stem == "index" else f"{stem}/" for stem in CHAPTERS]
     paths += [f"notebooks/{p.stem}/" for p in sorted((REPO / "docs" / "notebooks").glob("*.ipynb"))]
+    paths += [f"zh/{path}" for path in paths]  # the Chinese edition
     found = []
     for path in paths:
         tab.goto(base_url + path, wait_until="networkidle")

@@ -198,3 +198,49 @@ def test_the_search_index_holds_prose_and_stays_small(built_site):
     text = " ".join(e["text"] for e in entries)
     assert "import numpy as np" not in text  # code blocks are left out
     assert "scaled dot-product attention" in text.lower()
+
+
+# ------------------------------------------------------------------------- the Chinese edition, under /zh/
+
+
+def heading_ids(soup):
+    return [h["id"] for h in soup.find("article").find_all(re.compile(r"^h[1-6]$")) if h.get("id")]
+
+
+@pytest.mark.claim("Every page has a Chinese twin under /zh/ with lang=zh, and the language switch lands on the same page")
+def test_every_page_has_a_chinese_twin_that_the_language_switch_links(built_site):
+    chinese_site = built_site / "zh"
+    for stem in CHAPTERS + [f"notebooks/{p.stem}" for p in PROJECT.notebooks.glob("*.ipynb")]:
+        english, chinese = page_html(built_site, stem), page_html(chinese_site, stem)
+        assert english.html["lang"] == "en" and chinese.html["lang"] == "zh", stem
+        for soup, folder, other in ((english, page_dir(built_site, stem), page_dir(chinese_site, stem)),
+                                    (chinese, page_dir(chinese_site, stem), page_dir(built_site, stem))):
+            switch = {a["hreflang"]: (folder / a["href"]).resolve() for a in soup.select("a.md-select__link[hreflang]")}
+            assert set(switch.values()) == {folder.resolve(), other.resolve()}, f"{stem}: {switch}"
+
+
+def test_the_twins_headings_have_the_same_anchors(built_site):
+    for stem in CHAPTERS:
+        english, chinese = page_html(built_site, stem), page_html(built_site / "zh", stem)
+        assert heading_ids(chinese) == heading_ids(english), f"zh/{stem}: the anchors no longer pair with the English"
+
+
+def test_chinese_pages_link_the_same_notebooks_and_their_downloads(built_site):
+    for stem in CHAPTERS:
+        if not chapter_snippets((PROJECT.docs / f"{stem}.md").read_text()):
+            continue
+        folder = page_dir(built_site / "zh", stem)
+        links = [a["href"] for a in page_html(built_site / "zh", stem).select("article a[href*='notebooks/']")]
+        assert len(links) >= 3, f"zh/{stem}: no notebook links"
+        for href in links:
+            target = (folder / href.split("#")[0]).resolve()
+            assert (target / "index.html" if target.is_dir() else target).is_file(), f"zh/{stem}: {href}"
+
+
+def test_the_chinese_search_index_is_cut_into_words_and_stays_small(built_site):
+    index = built_site / "zh" / "search" / "search_index.json"
+    assert index.stat().st_size < 400_000
+    entries = json.loads(index.read_text(encoding="utf-8"))
+    assert "\\u200b" in entries["config"]["separator"]  # the regex escape: words end at zero-width spaces
+    masks = " ".join(e["text"] for e in entries["docs"] if e["location"].startswith("masks/"))
+    assert "\u200b掩码\u200b" in masks, "jieba did not cut 掩码 out of the Chinese sentences"

@@ -239,3 +239,13 @@ def test_reverse_checkpoint_description_matches_the_published_weights():
     description = values["checkpoint_description"]
     assert f"{values['target_weight_pe']:.2f} at step {values['steps']}" in description
     assert f"main diagonal averages {values['self_weight_no_pe']:.3f}" in description
+
+
+@pytest.mark.parametrize("snippet", ["train_reference", "train_reverse"])
+def test_the_chinese_descriptions_quote_the_same_numbers(snippet):
+    """The Chinese page's alt texts come from the same run: the same numbers, in the same order."""
+    values = published(snippet)
+    number = re.compile(r"\d+\.\d+")
+    assert number.findall(values["checkpoint_description_zh"]) == number.findall(values["checkpoint_description"])
+    chinese = (Path(__file__).resolve().parents[1] / "docs-zh" / "training.md").read_text(encoding="utf-8")
+    assert f"{{{{ {snippet}.checkpoint_description_zh }}}}" in chinese
