@@ -59,13 +59,15 @@ def _gzipped(path, mtime_ns):
 
 
 def pages(site):
-    """Every chapter page and every notebook page the site serves, as (path, kind)."""
+    """Every chapter page and every notebook page the site serves, in both editions, as (path, kind)."""
     chapters = [("" if p.stem == "index" else f"{p.stem}/", "chapter") for p in sorted((ROOT / "docs").glob("*.md"))]
     notebooks = [(f"notebooks/{p.stem}/", "notebook") for p in sorted((ROOT / "docs" / "notebooks").glob("*.ipynb"))]
-    missing = [path for path, _ in chapters + notebooks if not (site / path / "index.html").is_file()]
+    english = chapters + notebooks
+    every = english + [(f"zh/{path}", kind) for path, kind in english]  # the Chinese edition, page for page
+    missing = [path for path, _ in every if not (site / path / "index.html").is_file()]
     if missing:
         sys.exit(f"{site} lacks {', '.join(missing)}: build the site first (make site)")
-    return chapters + notebooks
+    return every
 
 
 def audit(url):
