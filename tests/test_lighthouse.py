@@ -39,12 +39,14 @@ def test_text_is_served_gzipped_to_clients_that_accept_it_and_plain_to_others(se
 def test_every_chapter_and_notebook_page_is_audited_against_its_target(tmp_path):
     chapters = sorted(p.stem for p in (lighthouse.ROOT / "docs").glob("*.md"))
     notebooks = sorted(p.stem for p in (lighthouse.ROOT / "docs" / "notebooks").glob("*.ipynb"))
-    for path in [f"{c}/" for c in chapters if c != "index"] + [f"notebooks/{n}/" for n in notebooks] + [""]:
-        (tmp_path / path).mkdir(parents=True, exist_ok=True)
-        (tmp_path / path / "index.html").write_text("<p>page</p>")
+    for edition in ("", "zh/"):
+        for path in [f"{c}/" for c in chapters if c != "index"] + [f"notebooks/{n}/" for n in notebooks] + [""]:
+            (tmp_path / edition / path).mkdir(parents=True, exist_ok=True)
+            (tmp_path / edition / path / "index.html").write_text("<p>page</p>")
     pages = dict(lighthouse.pages(tmp_path))
-    assert len(pages) == len(chapters) + len(notebooks)
-    assert pages[""] == pages["softmax/"] == "chapter" and pages["notebooks/softmax/"] == "notebook"
+    assert len(pages) == 2 * (len(chapters) + len(notebooks))
+    assert pages[""] == pages["softmax/"] == pages["zh/softmax/"] == "chapter"
+    assert pages["notebooks/softmax/"] == pages["zh/notebooks/softmax/"] == "notebook"
     (tmp_path / "softmax" / "index.html").unlink()
     with pytest.raises(SystemExit, match="lacks softmax/"):
         lighthouse.pages(tmp_path)

@@ -43,9 +43,13 @@ def fetch(url):
 
 @pytest.fixture
 def copy(tmp_path):
-    for name in ("mkdocs.yml", "overrides", "docs", "snippets", "scripts"):
+    for name in ("mkdocs.yml", "mkdocs.zh.yml", "overrides", "docs", "docs-zh", "snippets", "scripts"):
         source = REPO / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, symlinks=True)  # docs-zh links to docs' generated outputs
+        else:
+            shutil.copy(source, tmp_path / name)
+    (tmp_path / "docs-zh" / "index.md").write_text("# 首页 {#home}\n\n答案是 {{ serve_probe.answer }}。\n")
     (tmp_path / "tests").mkdir()
     (tmp_path / "snippets" / "serve_probe.py").write_text(PROBE.format(answer=41))
     (tmp_path / "docs" / "index.md").write_text("# Home\n\nThe answer is {{ serve_probe.answer }}.\n")
