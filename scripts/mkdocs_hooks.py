@@ -7,9 +7,10 @@
   (scripts/fast_pages.py); notebook pages link their figures' committed SVG files with the chapter's alt text and
   get keyboard-scrollable code cells.
 - on_page_context / on_post_page: the language switch points at the same page in the other edition.
-- on_post_build: write the plain-script twin (.py) beside every notebook the site serves; serve the snippets the
-  footers link, unless ``extra.repo_blob`` points the links at a repository; the English build then builds the
-  Chinese edition (mkdocs.zh.yml, docs-zh/) into <site>/zh/.
+- on_pre_build / on_post_build: the English build builds the Chinese edition (mkdocs.zh.yml, docs-zh/) in a
+  second process alongside it and moves it into <site>/zh/; on_post_build also writes the plain-script twin (.py)
+  beside every notebook the site serves and serves the snippets the footers link, unless ``extra.repo_blob``
+  points the links at a repository.
 
 In a chapter, ``{{ snippet_name.value_name }}`` becomes the text that
 ``publish.value("value_name", ...)`` produced in snippets/snippet_name.py. A
@@ -19,8 +20,10 @@ reference to a missing snippet or value is a warning, so ``mkdocs build
 
 import logging
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,6 +82,7 @@ NOTEBOOK_BOX = {
 }
 CHINESE_CONFIG = "mkdocs.zh.yml"
 _alternate_roots = []
+_chinese_build = None  # (process, scratch folder) of the Chinese edition building beside the English one
 
 
 def expand_tables(markdown, project):
@@ -128,9 +132,17 @@ def on_startup(command, dirty):
 
 def on_pre_build(config):
     """While serving, rerun stale snippets first (in their own process, like `make outputs`); a failing or
-    timed-out snippet is reported and the site keeps serving."""
+    timed-out snippet is reported and the site keeps serving. Then the English build starts the Chinese one beside
+    it, into a scratch folder (the English build is about to empty its site folder)."""
+    global _chinese_build
     if _serving and subprocess.run([sys.executable, "-m", "scripts.pipeline", "build"], cwd=ROOT).returncode != 0:
         log.warning("some snippets failed; their pages show the previous outputs (see the messages above)")
+    chinese = Path(config.config_file_path).with_name(CHINESE_CONFIG)
+    if config.theme["language"] == "zh" or not chinese.exists():
+        return
+    scratch = Path(tempfile.mkdtemp(prefix="site-zh-"))
+    command = [sys.executable, "-m", "mkdocs", "build", "-f", str(chinese), "-d", str(scratch)]
+    _chinese_build = (subprocess.Popen(command + (["--strict"] if config.strict else []), cwd=chinese.parent), scratch)
 
 
 def on_post_build(config):
@@ -143,14 +155,34 @@ def on_post_build(config):
     if not config["extra"].get("repo_blob"):
         provenance.copy_snippets(ROOT, config["site_dir"])
     fast_pages.compact_search_index(config["site_dir"])
-    chinese = Path(config.config_file_path).with_name(CHINESE_CONFIG)
-    if config.theme["language"] == "zh" or not chinese.exists():
-        return
-    command = [sys.executable, "-m", "mkdocs", "build", "-f", str(chinese), "-d", str(Path(config["site_dir"]) / "zh")]
-    if subprocess.run(command + (["--strict"] if config.strict else []), cwd=chinese.parent).returncode != 0:
+    if _chinese_build is not None:
+        finish_chinese_build(Path(config["site_dir"]) / "zh")
+
+
+def on_build_error(error):
+    """The English build failed: stop the Chinese one and drop its scratch folder."""
+    global _chinese_build
+    if _chinese_build is not None:
+        process, scratch = _chinese_build
+        _chinese_build = None
+        process.kill()
+        process.wait()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def finish_chinese_build(target):
+    """Wait for the Chinese edition started in on_pre_build and move it into <site>/zh/."""
+    global _chinese_build
+    process, scratch = _chinese_build
+    _chinese_build = None
+    if process.wait() != 0:
+        shutil.rmtree(scratch, ignore_errors=True)
         if not _serving:
             raise Abort("the Chinese edition (mkdocs.zh.yml) failed to build: see its messages above")
-        log.warning("the Chinese edition failed to build; /zh/ shows its previous pages (see the messages above)")
+        log.warning("the Chinese edition failed to build; /zh/ is missing from this build (see the messages above)")
+        return
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.move(scratch, target)
 
 
 def on_page_content(html, page, config, files):
