@@ -98,6 +98,11 @@ def expand_tables(markdown, project):
     return GENERATED_TABLE.sub(replace, markdown)
 
 
+def edition(config):
+    """The edition being built: "zh" for the Chinese one, else "en" (also for a theme without a language)."""
+    return "zh" if "language" in config.theme and config.theme["language"] == "zh" else "en"
+
+
 def notebook_box(markdown, stem, language):
     """The chapter's links to its generated notebook, for chapters that include snippets."""
     return NOTEBOOK_BOX[language].format(stem=stem) if chapter_snippets(markdown) else ""
@@ -138,7 +143,7 @@ def on_pre_build(config):
     if _serving and subprocess.run([sys.executable, "-m", "scripts.pipeline", "build"], cwd=ROOT).returncode != 0:
         log.warning("some snippets failed; their pages show the previous outputs (see the messages above)")
     chinese = Path(config.config_file_path).with_name(CHINESE_CONFIG)
-    if config.theme["language"] == "zh" or not chinese.exists():
+    if edition(config) == "zh" or not chinese.exists():
         return
     scratch = Path(tempfile.mkdtemp(prefix="site-zh-"))
     command = [sys.executable, "-m", "mkdocs", "build", "-f", str(chinese), "-d", str(scratch)]
@@ -211,12 +216,12 @@ def on_page_markdown(markdown, page, config, files):
     stem = page.file.src_path[: -len(".md")]
     snippets = provenance.page_snippets(markdown)
     markdown = expand_tables(markdown, project)  # a table may quote values: {{ snippet.value }}
-    markdown = inline_values(markdown, project, page.file.src_path) + notebook_box(markdown, stem, config.theme["language"])
+    markdown = inline_values(markdown, project, page.file.src_path) + notebook_box(markdown, stem, edition(config))
     if snippets:
         try:
             markdown += provenance.footer(
                 snippets, project.generated, project.root, page.url.count("/"), config["extra"].get("repo_blob"),
-                config.theme["language"],
+                edition(config),
             )
         except FileNotFoundError as error:
             log.warning(f"{page.file.src_path}: {error}")
