@@ -3,8 +3,15 @@
 - Math is rendered to KaTeX HTML (and MathML for screen readers) by pykatex, so pages ship KaTeX's CSS and fonts
   but none of its JavaScript: the arithmatex output of chapters (``\\(...\\)``, ``\\[...\\]``) and the ``$...$``
   math in notebook Markdown cells. A formula KaTeX cannot parse is an error naming the page.
+- Pages with math preload the KaTeX fonts their formulas use most (upright and italic), so the text is not laid out
+  first with a fallback font and then shifted when the fonts arrive.
 - Figures get their width and height (from the SVG file) so the page does not jump while they load; every figure
   after a page's first loads lazily.
+- Notebook pages inline JupyterLab's whole stylesheet (about 590 KB, thousands of rules the browser would match
+  against every element); each page keeps only the rules whose selectors name classes it has.
+- Material's palette stylesheet stops transitions below an attribute its script sets on <body> and removes
+  again at every page load; the browser restyles the whole page for each change. That one rule is dropped, so
+  a switch between light and dark fades the colours (Material's own short transitions) instead.
 - The search index gets prose only: code blocks and program output, rendered math and whole notebook pages (they
   repeat their chapter's code) are left out; it is written as UTF-8, not as ASCII escapes.
 """
@@ -15,8 +22,10 @@ import json
 import posixpath
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pykatex
+import tinycss2
 
 INLINE_MATH = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.DOTALL)
 DISPLAY_MATH = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.DOTALL)
@@ -28,6 +37,13 @@ SRC = re.compile(r'\bsrc="([^"]+)"')
 CODE_BLOCK = '<div class="highlight">'
 SVG_LENGTH = re.compile(r"^([\d.]+)(pt|px)?$")
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
+KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
+MATH_FONTS = {'class="katex"': "KaTeX_Main-Regular", "mathnormal": "KaTeX_Math-Italic"}  # used when the page has
+PALETTE_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
+STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
+CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
+CLASS_SELECTOR = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+ROOT_BELOW_AN_ELEMENT = re.compile(r"\S\s*[\s>+~]\s*:root")  # `.jupyter-wrapper :root`: :root has no ancestor
 
 
 class MathError(ValueError):
@@ -66,6 +82,17 @@ def render_notebook_math(page_html):
     return NOTEBOOK_MARKDOWN.sub(cell, MATHJAX_LOADER.sub("", page_html))
 
 
+def preload_math_fonts(page_html):
+    """Ask for KaTeX's upright and italic fonts (when the page's formulas use them) with the stylesheets."""
+    fonts = [font for marker, font in MATH_FONTS.items() if marker in page_html]
+
+    def preloads(match):
+        return "".join(f'<link rel="preload" href="{match.group(1)}fonts/{font}.woff2" as="font" type="font/woff2" '
+                       "crossorigin>" for font in fonts) + match.group(0)
+
+    return KATEX_STYLESHEET.sub(preloads, page_html, count=1) if fonts else page_html
+
+
 def svg_size(path):
     """(width, height) in CSS pixels of an SVG file, from its width/height attributes or else its viewBox."""
     root = ET.parse(path).getroot()
@@ -100,9 +127,71 @@ def size_images(page_html, page_url, files):
     return IMAGE.sub(image, page_html)
 
 
+def drop_unused_css(page_html):
+    """Keep, in each inline stylesheet of the page, only the selectors that can match: every class a selector
+    names outside :not(), :is() and the like is on some element of the page, and the selector does not look for
+    :root below another element. Rules inside @media and @supports are pruned the same way; other at-rules
+    (@font-face, @keyframes) are kept whole."""
+    classes = {name for match in CLASS_ATTRIBUTE.finditer(page_html) for name in match.group(1).split()}
+
+    def pruned(rules):
+        kept = []
+        for prelude, body in rules:
+            if isinstance(body, tuple):  # @media or @supports
+                inner = pruned(body)
+                if inner:
+                    kept.append(f"{prelude}{{{''.join(inner)}}}")
+            elif isinstance(prelude, str):  # any other at-rule, kept whole
+                kept.append(prelude + body)
+            else:
+                matching = [selector for named, selector in prelude if named <= classes]
+                if matching:
+                    kept.append(f"{','.join(matching)}{{{body}}}")
+        return kept
+
+    return STYLE_BLOCK.sub(lambda m: m.group(1) + "".join(pruned(_parsed_css(m.group(2)))) + m.group(3), page_html)
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed_css(css):
+    """A stylesheet as (prelude, body) pairs, parsed once for all the pages that inline it. A style rule's prelude
+    is its selectors, each with the classes it requires; @media and @supports have a tuple of rules as body."""
+
+    def selectors(prelude):
+        current = []
+        for token in [*prelude, ","]:
+            if token != ",":
+                current.append(token)
+                continue
+            named = frozenset(b.value for a, b in zip(current, current[1:]) if a == "." and b.type == "ident")
+            text = tinycss2.serialize(current).strip()
+            if not ROOT_BELOW_AN_ELEMENT.search(text):
+                yield named, text
+            current = []
+
+    def parsed(rules):
+        for rule in rules:
+            if rule.type == "qualified-rule":
+                yield tuple(selectors(rule.prelude)), tinycss2.serialize(rule.content)
+            elif rule.type == "at-rule" and rule.lower_at_keyword in ("media", "supports") and rule.content:
+                inner = tinycss2.parse_blocks_contents(rule.content, skip_whitespace=True, skip_comments=True)
+                yield f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}", tuple(parsed(inner))
+            elif rule.type == "at-rule":
+                yield tinycss2.serialize([rule]), ""
+
+    return tuple(parsed(tinycss2.parse_stylesheet(css, skip_whitespace=True, skip_comments=True)))
+
+
 def leave_out_of_search(page_html):
     """Code blocks and program output are not prose: keep them out of the search index."""
     return page_html.replace(CODE_BLOCK, '<div class="highlight" data-search-exclude>')
+
+
+def keep_page_loads_from_restyling_twice(site_dir):
+    """Drop the palette stylesheet's rule keyed on <body data-md-color-switching>."""
+    for path in sorted(Path(site_dir, "assets", "stylesheets").glob("palette.*.css")):
+        css = path.read_text(encoding="utf-8")
+        path.write_text(PALETTE_SWITCHING_RULE.sub("", css), encoding="utf-8")
 
 
 def compact_search_index(site_dir):

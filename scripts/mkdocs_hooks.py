@@ -117,8 +117,11 @@ HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^
 
 def on_post_page(output, page, config):
     """Drop the head's language alternates: Material's script would fetch sitemap.xml beside each of them and send
-    the language switch to the other edition's home page (our sitemaps list nothing without a site_url)."""
-    return HEAD_ALTERNATE.sub("", output)
+    the language switch to the other edition's home page (our sitemaps list nothing without a site_url). Pages
+    with math preload its fonts; notebook pages keep only the CSS rules that can match them."""
+    if page.file.src_path.endswith(".ipynb"):
+        output = fast_pages.drop_unused_css(output)
+    return HEAD_ALTERNATE.sub("", fast_pages.preload_math_fonts(output))
 
 
 def on_page_context(context, page, config, nav):
@@ -160,6 +163,7 @@ def on_post_build(config):
     if not config["extra"].get("repo_blob"):
         provenance.copy_snippets(ROOT, config["site_dir"])
     fast_pages.compact_search_index(config["site_dir"])
+    fast_pages.keep_page_loads_from_restyling_twice(config["site_dir"])
     if _chinese_build is not None:
         finish_chinese_build(Path(config["site_dir"]) / "zh")
 

@@ -21,10 +21,13 @@ if not CHROMIUM.exists():
         pytest.fail("CI needs Chromium at /usr/bin/chromium for the browser tests (.ci/run installs it)")
     pytest.skip("Chromium is not installed at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
 
+import mkdocs_jupyter  # noqa: E402
 from axe_playwright_python.sync_playwright import Axe  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+JUPYTER_CSS = [Path(mkdocs_jupyter.__file__).parent / "templates" / "mkdocs_html" / "assets" / name
+               for name in ("index.css", "theme-light.css")]  # what mkdocs-jupyter inlines into every notebook page
 CHAPTERS = sorted(p.stem for p in (REPO / "docs").glob("*.md"))
 
 
@@ -132,9 +135,42 @@ def test_notebook_downloads_are_served(page, base_url, path):
         assert response.status == 200 and len(response.body()) > 100
 
 
-def test_code_blocks_have_a_copy_button(page, base_url):
+def test_code_blocks_get_their_copy_button_when_they_scroll_into_view(page, base_url):
     visit(page, base_url, "scaled-dot-product/")
-    assert page.locator("article pre button[data-md-type=copy]").count() > 0
+    last = page.locator("article pre").last
+    assert last.locator("button[data-md-type=copy]").count() == 0  # far below the screen: not set up at load
+    last.scroll_into_view_if_needed()
+    last.locator("button[data-md-type=copy]").wait_for(timeout=10_000)
+
+
+# Every rule of the original stylesheets whose selector matches an element of the page (dynamic pseudo-classes
+# and pseudo-elements removed) must be on the page too: a rule with the same declarations whose selector matches
+# at least those elements.
+RULES_THAT_APPLY_BUT_ARE_MISSING = """(css) => {
+  const dynamic = /::?(before|after|placeholder|selection|marker|first-line|first-letter|hover|focus-visible|focus-within|focus|active|visited|-webkit-[\\w-]+|-moz-[\\w-]+|-ms-[\\w-]+)/g;
+  const styleRules = (rules) => [...rules].flatMap((r) => r.selectorText ? [r] : r.cssRules ? styleRules(r.cssRules) : []);
+  const elements = (selector) => { try { return [...document.querySelectorAll(selector.replace(dynamic, ""))]; } catch { return []; } };
+  const original = new CSSStyleSheet();
+  original.replaceSync(css);
+  const onPage = [...document.styleSheets].flatMap((sheet) => styleRules(sheet.cssRules));
+  const applying = styleRules(original.cssRules).filter((rule) => elements(rule.selectorText).length > 0);
+  const missing = applying.filter((rule) => {
+    const matched = elements(rule.selectorText);
+    return !onPage.some((r) => r.style.cssText === rule.style.cssText && matched.every((e) => elements(r.selectorText).includes(e)));
+  });
+  return {applying: applying.length, missing: missing.map((rule) => rule.selectorText)};
+}"""
+
+
+@pytest.mark.claim("Notebook pages keep every JupyterLab style rule that applies to them and drop most of the rest")
+@pytest.mark.parametrize("path", ["notebooks/softmax/", "zh/notebooks/multi-head/"])
+def test_notebook_pages_keep_every_style_rule_that_applies_to_them(page, base_url, path):
+    visit(page, base_url, path)
+    original = "\n".join(css.read_text(encoding="utf-8") for css in JUPYTER_CSS)
+    result = page.evaluate(RULES_THAT_APPLY_BUT_ARE_MISSING, original)
+    assert result["applying"] > 30 and result["missing"] == []
+    inline = page.evaluate("() => [...document.querySelectorAll('style')].reduce((n, s) => n + s.textContent.length, 0)")
+    assert inline < len(original) / 3
 
 
 @pytest.mark.claim("Every chapter and notebook page passes axe-core with no serious or critical violation, in light and dark mode")

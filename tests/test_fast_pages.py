@@ -54,3 +54,39 @@ def test_code_blocks_are_marked_for_the_search_index_to_skip():
     assert fast_pages.leave_out_of_search('<div class="highlight"><pre>x</pre></div>') == (
         '<div class="highlight" data-search-exclude><pre>x</pre></div>'
     )
+
+
+def test_unused_css_is_dropped_selector_by_selector():
+    page = (
+        '<div class="cell output"><p class="note">x</p></div>'
+        "<style>.cell .note{color:red}.absent{color:blue}.cell:not(.absent), .absent .cell{margin:0}"
+        ".jupyter-wrapper :root{--x:1}:is(.cell, .absent) p{padding:0}"
+        "@media (max-width: 10px){.absent{top:0}.output{top:1px}}@media print{.absent{top:0}}"
+        "@font-face{font-family:Kept}</style>"
+    )
+    assert fast_pages.drop_unused_css(page) == (
+        '<div class="cell output"><p class="note">x</p></div>'
+        "<style>.cell .note{color:red}.cell:not(.absent){margin:0}:is(.cell, .absent) p{padding:0}"
+        "@media (max-width: 10px){.output{top:1px}}@font-face{font-family:Kept}</style>"
+    )
+
+
+def test_pages_with_math_preload_the_katex_fonts_their_formulas_use():
+    head = '<link rel="stylesheet" href="../assets/katex/katex.min.css">'
+    upright = fast_pages.preload_math_fonts(head + '<span class="katex"><span class="mord">2</span></span>')
+    assert upright.count('rel="preload"') == 1 and 'href="../assets/katex/fonts/KaTeX_Main-Regular.woff2"' in upright
+    italic = fast_pages.preload_math_fonts(head + '<span class="katex"><span class="mord mathnormal">x</span></span>')
+    assert italic.count('rel="preload"') == 2 and "KaTeX_Math-Italic.woff2" in italic
+    assert italic.index('rel="preload"') < italic.index('rel="stylesheet"')
+    assert fast_pages.preload_math_fonts(head + "<p>no math</p>") == head + "<p>no math</p>"
+
+
+def test_the_palette_rule_that_restyles_every_page_load_is_dropped_and_nothing_else(tmp_path):
+    stylesheets = tmp_path / "assets" / "stylesheets"
+    stylesheets.mkdir(parents=True)
+    css = ("[data-md-color-scheme=slate]{--md-hue:232}"
+           "[data-md-color-switching] *,[data-md-color-switching] :after{transition-duration:0s!important}"
+           ".md-header{color:red}")
+    (stylesheets / "palette.0123abcd.min.css").write_text(css)
+    fast_pages.keep_page_loads_from_restyling_twice(tmp_path)
+    assert (stylesheets / "palette.0123abcd.min.css").read_text() == "[data-md-color-scheme=slate]{--md-hue:232}.md-header{color:red}"

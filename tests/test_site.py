@@ -169,6 +169,15 @@ def test_math_is_rendered_at_build_time_and_no_page_loads_katex_javascript(built
     assert notebook.select(".katex") and "$" not in notebook.get_text()
 
 
+def test_no_stylesheet_restyles_the_page_when_material_marks_a_palette_switch(built_site):
+    """Material's script sets and removes <body data-md-color-switching> at every page load; a selector on it
+    would make the browser restyle the whole page twice per load."""
+    palettes = sorted(built_site.glob("**/assets/stylesheets/palette.*.css"))
+    assert len(palettes) == 2  # one per edition
+    for css in built_site.glob("**/*.css"):
+        assert "data-md-color-switching" not in css.read_text(encoding="utf-8"), css
+
+
 def svg_aspect(path):
     view_box = [float(x) for x in re.search(r'viewBox="([^"]+)"', path.read_text(encoding="utf-8")).group(1).split()]
     return view_box[2] / view_box[3]
