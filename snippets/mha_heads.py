@@ -66,8 +66,8 @@ bump = np.zeros_like(heads)  # (h, L, d_head)
 bump[1] = 1.0  # change only head 1
 changed_concat = np.abs(merge_heads(heads + bump) - concat).max(axis=0) > 0  # (d_model,)
 changed_output = np.abs(merge_heads(heads + bump) @ w_o - output).max(axis=0) > 0  # (d_model,)
-value("head1_reaches_concat", f"{int(changed_concat.sum())} of {d_model}")
-value("head1_reaches_output", f"{int(changed_output.sum())} of {d_model}")
+value("head1_concat_features", int(changed_concat.sum()))
+value("head1_output_features", int(changed_output.sum()))
 
 fig, axes = plt.subplots(1, h, num="heads", figsize=(9.0, 4.2), sharey=True)
 for i, ax in enumerate(axes):

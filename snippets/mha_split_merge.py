@@ -43,7 +43,8 @@ for name, t in (("right", right_tags), ("wrong", wrong_tags)):
     for head in range(h):
         print(f"{name} split, head {head}: row i holds position", [sorted(set(r)) for r in t[head].tolist()])
 misplaced = int(np.sum(np.any(wrong_tags != np.arange(L)[None, :, None], axis=-1)))  # rows holding another position
-value("wrong_rows_misplaced", f"{misplaced} of {h * L}")
+value("wrong_rows_misplaced", misplaced)
+value("head_rows", h * L)
 value("right_rows_misplaced", int(np.sum(np.any(right_tags != np.arange(L)[None, :, None], axis=-1))))
 value("wrong_head0_positions", ", ".join(tokens[p] for p in sorted(set(wrong_tags[0].ravel().tolist()))))
 value("wrong_head1_positions", ", ".join(tokens[p] for p in sorted(set(wrong_tags[1].ravel().tolist()))))

@@ -33,13 +33,15 @@ def shift_matrix(k):
 
 
 errors = []
-for k in range(1, 33):
+offsets = range(1, 33)
+for k in offsets:
     m_k = shift_matrix(k)  # one matrix for every position p
     predicted = pe[: n_positions - k] @ m_k.T  # (P - k, d_model): M_k PE(p)
     errors.append(np.max(np.abs(predicted - pe[k:])))  # against PE(p + k)
 # --8<-- [end:rotation]
 value("rotation_max_error", max(errors), "{:.1e}")
-value("rotation_offsets", "1 to 32")
+value("rotation_offset_first", offsets[0])
+value("rotation_offset_last", offsets[-1])
 m_5 = shift_matrix(5)
 orthogonal = np.max(np.abs(m_5.T @ m_5 - np.eye(d_model)))
 value("rotation_orthogonal_error", orthogonal, "{:.1e}")

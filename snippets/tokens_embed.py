@@ -44,7 +44,8 @@ value("onehot_max_error", np.max(np.abs(x_matmul - x)), "{:g}")
 value("onehot_macs", one_hot.size * D_MODEL)  # multiply-adds of one_hot @ table
 value("lookup_copies", x.size)  # numbers copied by the lookup
 i_the, i_the2 = tokens.index("The"), tokens.index("the")
-value("the_positions", f"{i_the} and {i_the2}")
+value("the_position", i_the)
+value("the_position_lowercase", i_the2)
 value("the_same_id", bool(ids[i_the] == ids[i_the2]))
 value("the_max_difference", np.max(np.abs(x[i_the] - x[i_the2])), "{:g}")
 value("embed_max_error", np.max(np.abs(embed(tokens) - x)), "{:g}")

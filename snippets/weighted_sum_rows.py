@@ -44,7 +44,8 @@ value("all_rows_max_error", np.max(np.abs(output - loop)), "{:.1e}")
 # A weighted average stays inside the range of the rows it mixes, column by column.
 visible = v[: cat + 1]  # (2, d_v): the value rows "cat" can see
 inside = (by_matrix >= visible.min(axis=0) - 1e-12) & (by_matrix <= visible.max(axis=0) + 1e-12)
-value("cat_columns_inside", f"{int(inside.sum())} of {inside.size}")
+value("cat_columns_inside", int(inside.sum()))
+value("cat_columns", inside.size)
 value("the_output_minus_v_the", np.max(np.abs(output[0] - v[0])), "{:.1f}")  # "The" sees only itself
 
 # Figure: for each feature, the output of "cat" lies on the segment between v[The] and v[cat].
