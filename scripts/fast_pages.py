@@ -5,6 +5,8 @@
   math in notebook Markdown cells. A formula KaTeX cannot parse is an error naming the page.
 - Pages with math preload the KaTeX fonts their formulas use most (upright and italic), so the text is not laid out
   first with a fallback font and then shifted when the fonts arrive.
+- Every table gets a box of its own: Material's script moves each table into a scrolling wrapper after load, and
+  the box keeps the table's place (and lets the browser skip it off screen) while that happens.
 - Figures get their width and height (from the SVG file) so the page does not jump while they load; every figure
   after a page's first loads lazily.
 - Notebook pages inline JupyterLab's whole stylesheet (about 590 KB, thousands of rules the browser would match
@@ -40,6 +42,7 @@ PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
 KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
 MATH_FONTS = {'class="katex"': "KaTeX_Main-Regular", "mathnormal": "KaTeX_Math-Italic"}  # used when the page has
 PALETTE_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
+TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
 CLASS_SELECTOR = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
@@ -180,6 +183,11 @@ def _parsed_css(css):
                 yield tinycss2.serialize([rule]), ""
 
     return tuple(parsed(tinycss2.parse_stylesheet(css, skip_whitespace=True, skip_comments=True)))
+
+
+def tables_in_boxes(page_html):
+    """Put each Markdown table (a bare ``<table>``) in a ``<div class="table-box">``."""
+    return TABLE.sub(lambda m: f'<div class="table-box">{m.group(0)}</div>', page_html)
 
 
 def leave_out_of_search(page_html):

@@ -143,6 +143,42 @@ def test_code_blocks_get_their_copy_button_when_they_scroll_into_view(page, base
     last.locator("button[data-md-type=copy]").wait_for(timeout=10_000)
 
 
+# The sum of every layout shift so far (buffered entries arrive in one callback; none at all means no shift).
+LAYOUT_SHIFTS = """() => new Promise((resolve) => {
+  let sum = 0;
+  new PerformanceObserver((list) => { for (const entry of list.getEntries()) sum += entry.value; })
+    .observe({type: "layout-shift", buffered: true});
+  setTimeout(() => resolve(sum), 500);
+})"""
+
+
+@pytest.mark.parametrize("path", ["notation/", "claims/", "debugging/", "weighted-sum/", "zh/notation/"])
+def test_pages_with_tables_and_math_do_not_jump_while_they_load(browser, base_url, path):
+    """Lighthouse's layout-shift measure on a phone-sized screen: fonts and table wrappers move nothing much."""
+    context = browser.new_context(viewport={"width": 412, "height": 823}, device_scale_factor=1.75, is_mobile=True)
+    tab = context.new_page()
+    tab.goto(base_url + path, wait_until="networkidle")
+    assert tab.evaluate("PerformanceObserver.supportedEntryTypes.includes('layout-shift')")
+    shifted = tab.evaluate(LAYOUT_SHIFTS)
+    context.close()
+    assert shifted < 0.05, shifted
+
+
+def test_a_table_box_leaves_the_spacing_as_material_makes_it(page, base_url):
+    visit(page, base_url, "notation/")
+    page.add_style_tag(content=".md-content__inner > * { content-visibility: visible !important }")
+    measure = """() => [...document.querySelectorAll('article table')].map((table) => {
+      const block = table.closest('.table-box') || table.closest('.md-typeset__scrollwrap');
+      const above = block.previousElementSibling.getBoundingClientRect(), below = block.nextElementSibling.getBoundingClientRect();
+      const box = table.getBoundingClientRect();
+      return [box.top - above.bottom, below.top - box.bottom, box.left, box.width];
+    })"""
+    boxed = page.evaluate(measure)
+    page.evaluate("() => document.querySelectorAll('.table-box').forEach((box) => box.replaceWith(...box.childNodes))")
+    assert page.locator(".table-box").count() == 0
+    assert boxed and page.evaluate(measure) == boxed
+
+
 # Every rule of the original stylesheets whose selector matches an element of the page (dynamic pseudo-classes
 # and pseudo-elements removed) must be on the page too: a rule with the same declarations whose selector matches
 # at least those elements.

@@ -90,3 +90,11 @@ def test_the_palette_rule_that_restyles_every_page_load_is_dropped_and_nothing_e
     (stylesheets / "palette.0123abcd.min.css").write_text(css)
     fast_pages.keep_page_loads_from_restyling_twice(tmp_path)
     assert (stylesheets / "palette.0123abcd.min.css").read_text() == "[data-md-color-scheme=slate]{--md-hue:232}.md-header{color:red}"
+
+
+def test_each_markdown_table_gets_a_box_of_its_own():
+    page = "<p>a</p>\n<table>\n<tr><td>1</td></tr>\n</table>\n<p>b</p>\n<table>\n<tr><td>2</td></tr>\n</table>"
+    assert fast_pages.tables_in_boxes(page) == (
+        '<p>a</p>\n<div class="table-box"><table>\n<tr><td>1</td></tr>\n</table></div>\n<p>b</p>\n'
+        '<div class="table-box"><table>\n<tr><td>2</td></tr>\n</table></div>'
+    )
