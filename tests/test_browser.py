@@ -152,7 +152,8 @@ LAYOUT_SHIFTS = """() => new Promise((resolve) => {
 })"""
 
 
-@pytest.mark.parametrize("path", ["notation/", "claims/", "debugging/", "weighted-sum/", "zh/notation/"])
+@pytest.mark.parametrize("path", ["notation/", "claims/", "debugging/", "weighted-sum/", "zh/notation/", "notebooks/softmax/",
+                                  "notebooks/claims/"])
 def test_pages_with_tables_and_math_do_not_jump_while_they_load(browser, base_url, path):
     """Lighthouse's layout-shift measure on a phone-sized screen: fonts and table wrappers move nothing much."""
     context = browser.new_context(viewport={"width": 412, "height": 823}, device_scale_factor=1.75, is_mobile=True)
