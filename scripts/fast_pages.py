@@ -14,6 +14,8 @@
 - Material's palette stylesheet stops transitions below an attribute its script sets on <body> and removes
   again at every page load; the browser restyles the whole page for each change. That one rule is dropped, so
   a switch between light and dark fades the colours (Material's own short transitions) instead.
+- Material sets up code blocks as they scroll into view (``content.lazy``), so each one is made focusable here,
+  where it may scroll sideways, instead of by Material's script at load.
 - The search index gets prose only: code blocks and program output, rendered math and whole notebook pages (they
   repeat their chapter's code) are left out; it is written as UTF-8, not as ASCII escapes.
 """
@@ -37,6 +39,7 @@ MATHJAX_LOADER = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax config
 IMAGE = re.compile(r"<img ([^>]*?)/?>")
 SRC = re.compile(r'\bsrc="([^"]+)"')
 CODE_BLOCK = '<div class="highlight">'
+CODE = "<pre><span></span><code>"
 SVG_LENGTH = re.compile(r"^([\d.]+)(pt|px)?$")
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
 KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
@@ -188,6 +191,13 @@ def _parsed_css(css):
 def tables_in_boxes(page_html):
     """Put each Markdown table (a bare ``<table>``) in a ``<div class="table-box">``."""
     return TABLE.sub(lambda m: f'<div class="table-box">{m.group(0)}</div>', page_html)
+
+
+def code_reachable_by_keyboard(page_html):
+    """Code and output blocks may scroll sideways, so each one is focusable (axe: scrollable-region-focusable).
+    Material's script does this only for the blocks it has set up, and with ``content.lazy`` it sets up a block
+    when it scrolls into view (then drops the tabindex again where nothing overflows)."""
+    return page_html.replace(CODE, '<pre><span></span><code tabindex="0">')
 
 
 def leave_out_of_search(page_html):

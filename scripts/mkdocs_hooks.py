@@ -206,7 +206,7 @@ def on_page_content(html, page, config, files):
             html = link_figures(html, project.generated, chapter_alt_texts(markdown))
             html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
             return fast_pages.render_notebook_math(html)
-        html = fast_pages.tables_in_boxes(fast_pages.render_math(html))
+        html = fast_pages.tables_in_boxes(fast_pages.code_reachable_by_keyboard(fast_pages.render_math(html)))
         return fast_pages.leave_out_of_search(fast_pages.size_images(html, page.url, files))
     except (ValueError, FileNotFoundError) as error:  # fast_pages.MathError is a ValueError
         log.warning(f"{page.file.src_path}: {error}")

@@ -98,3 +98,10 @@ def test_each_markdown_table_gets_a_box_of_its_own():
         '<p>a</p>\n<div class="table-box"><table>\n<tr><td>1</td></tr>\n</table></div>\n<p>b</p>\n'
         '<div class="table-box"><table>\n<tr><td>2</td></tr>\n</table></div>'
     )
+
+
+def test_every_code_block_can_take_the_keyboard_focus():
+    page = '<div class="highlight"><pre><span></span><code>x = 1\n</code></pre></div><p><code>inline</code></p>'
+    assert fast_pages.code_reachable_by_keyboard(page) == (
+        '<div class="highlight"><pre><span></span><code tabindex="0">x = 1\n</code></pre></div><p><code>inline</code></p>'
+    )
