@@ -63,8 +63,10 @@ publish: deploy  ## deploy, then push gh-pages to origin; fails unless the ledge
 bench: install  ## time naive vs tiled attention (not part of the byte-checked build)
 	$(BIN)/python -m scripts.bench
 
+LIGHTHOUSE_RUNS ?= 1
+
 lighthouse: site  ## Lighthouse (npm, mobile) performance and accessibility of every page of site/, served with gzip
-	$(BIN)/python -m scripts.lighthouse
+	$(BIN)/python -m scripts.lighthouse --runs $(LIGHTHOUSE_RUNS)
 
 # Resolve site + test tools first, then the site alone constrained to those pins: both locks agree exactly.
 lock:  ## re-resolve pyproject.toml into requirements.lock and requirements-test.lock in scratch venvs

@@ -50,3 +50,10 @@ def test_every_chapter_and_notebook_page_is_audited_against_its_target(tmp_path)
     (tmp_path / "softmax" / "index.html").unlink()
     with pytest.raises(SystemExit, match="lacks softmax/"):
         lighthouse.pages(tmp_path)
+
+
+def test_several_runs_are_judged_by_their_median():
+    runs = [{"performance": 88, "accessibility": 100}, {"performance": 97, "accessibility": 100},
+            {"performance": 93, "accessibility": 100}]
+    assert lighthouse.median_scores(runs) == {"performance": 93, "accessibility": 100}
+    assert lighthouse.median_scores(runs[:2]) == {"performance": 88, "accessibility": 100}  # the lower middle
