@@ -43,12 +43,11 @@ CODE = "<pre><span></span><code>"
 SVG_LENGTH = re.compile(r"^([\d.]+)(pt|px)?$")
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
 KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
-MATH_FONTS = {'class="katex"': "KaTeX_Main-Regular", "mathnormal": "KaTeX_Math-Italic"}  # used when the page has
+MATH_FONTS = {'class="katex"': "KaTeX_Main-Regular", "mathnormal": "KaTeX_Math-Italic"}  # page has marker: font used
 PALETTE_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
 TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
-CLASS_SELECTOR = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 ROOT_BELOW_AN_ELEMENT = re.compile(r"\S\s*[\s>+~]\s*:root")  # `.jupyter-wrapper :root`: :root has no ancestor
 
 
