@@ -3,8 +3,8 @@
 - Math is rendered to KaTeX HTML (and MathML for screen readers) by pykatex, so pages ship KaTeX's CSS and fonts
   but none of its JavaScript: the arithmatex output of chapters (``\\(...\\)``, ``\\[...\\]``) and the ``$...$``
   math in notebook Markdown cells. A formula KaTeX cannot parse is an error naming the page.
-- Pages with math preload the KaTeX fonts their formulas use most (upright and italic), so the text is not laid out
-  first with a fallback font and then shifted when the fonts arrive.
+- Pages with math preload every KaTeX font their formulas use (found from the rules of KaTeX's own stylesheet), so
+  no formula is laid out first with a fallback font and then shifted when its font arrives.
 - Every table gets a box of its own: Material's script moves each table into a scrolling wrapper after load, and
   the box keeps the table's place (and lets the browser skip it off screen) while that happens.
 - Figures get their width and height (from the SVG file) so the page does not jump while they load; every figure
@@ -43,7 +43,7 @@ CODE = "<pre><span></span><code>"
 SVG_LENGTH = re.compile(r"^([\d.]+)(pt|px)?$")
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
 KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
-MATH_FONTS = {'class="katex"': "KaTeX_Main-Regular", "mathnormal": "KaTeX_Math-Italic"}  # page has marker: font used
+KATEX_CSS = Path(__file__).resolve().parents[1] / "docs" / "assets" / "katex" / "katex.min.css"
 PALETTE_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
 TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
@@ -87,12 +87,36 @@ def render_notebook_math(page_html):
     return NOTEBOOK_MARKDOWN.sub(cell, MATHJAX_LOADER.sub("", page_html))
 
 
+@functools.cache
+def katex_font_rules():
+    """[(classes, font file)] for each KaTeX rule that picks a font: an element with all those classes (the last
+    compound of the rule's selector that names classes) is drawn in that file's font."""
+    rules = tinycss2.parse_stylesheet(KATEX_CSS.read_text(encoding="utf-8"), skip_comments=True, skip_whitespace=True)
+    files, picks = {}, []
+    for rule in rules:
+        declarations = {d.lower_name: tinycss2.serialize(d.value).strip() for d in tinycss2.parse_declaration_list(
+            rule.content, skip_comments=True, skip_whitespace=True) if d.type == "declaration"}
+        family = re.search(r"KaTeX_\w+", declarations.get("font-family", declarations.get("font", "")))
+        if family is None:
+            continue
+        face = (family.group(0), "bold" if declarations.get("font-weight") in ("700", "bold") else "normal",
+                declarations.get("font-style", "italic" if "italic" in declarations.get("font", "") else "normal"))
+        if rule.type == "at-rule":  # @font-face: the woff2 file of this family, weight and style
+            files[face] = re.search(r"url\((fonts/[^)]+\.woff2)\)", declarations["src"]).group(1)
+        else:
+            for selector in tinycss2.serialize(rule.prelude).split(","):
+                compounds = [set(re.findall(r"\.([\w-]+)", c)) for c in re.split(r"[\s>+~]+", selector.strip())]
+                picks.append((frozenset([c for c in compounds if c][-1]), face))
+    return [(classes, files[face]) for classes, face in picks]
+
+
 def preload_math_fonts(page_html):
-    """Ask for KaTeX's upright and italic fonts (when the page's formulas use them) with the stylesheets."""
-    fonts = [font for marker, font in MATH_FONTS.items() if marker in page_html]
+    """Ask for every KaTeX font the page's formulas use, with the stylesheets."""
+    elements = {frozenset(value.split()) for value in CLASS_ATTRIBUTE.findall(page_html)}
+    fonts = list(dict.fromkeys(file for classes, file in katex_font_rules() if any(classes <= e for e in elements)))
 
     def preloads(match):
-        return "".join(f'<link rel="preload" href="{match.group(1)}fonts/{font}.woff2" as="font" type="font/woff2" '
+        return "".join(f'<link rel="preload" href="{match.group(1)}{font}" as="font" type="font/woff2" '
                        "crossorigin>" for font in fonts) + match.group(0)
 
     return KATEX_STYLESHEET.sub(preloads, page_html, count=1) if fonts else page_html

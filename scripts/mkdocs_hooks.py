@@ -196,7 +196,8 @@ def finish_chinese_build(target):
 
 def on_page_content(html, page, config, files):
     """Render math, size figures, keep code out of search. Notebook pages, which repeat their chapter's code,
-    stay out of search; their output figures link the committed files with the chapter's alt text and their code cells can be scrolled by keyboard."""
+    stay out of search; their output figures link the committed files with the chapter's alt text and are sized like the
+    chapter's, and their code cells can be scrolled by keyboard."""
     try:
         if page.file.src_path.endswith(".ipynb"):
             page.meta["search"] = {"exclude": True}
@@ -205,7 +206,7 @@ def on_page_content(html, page, config, files):
             markdown = inline_values(chapter.read_text(encoding="utf-8"), project, chapter.name) if chapter.exists() else ""
             html = link_figures(html, project.generated, chapter_alt_texts(markdown))
             html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
-            return fast_pages.render_notebook_math(html)
+            return fast_pages.size_images(fast_pages.render_notebook_math(html), page.url, files)
         html = fast_pages.tables_in_boxes(fast_pages.code_reachable_by_keyboard(fast_pages.render_math(html)))
         return fast_pages.leave_out_of_search(fast_pages.size_images(html, page.url, files))
     except (ValueError, FileNotFoundError) as error:  # fast_pages.MathError is a ValueError

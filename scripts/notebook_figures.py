@@ -8,6 +8,7 @@ once, loaded lazily) and uses the alt text the chapter gives the same figure.
 
 import base64
 import hashlib
+import html
 import re
 
 DATA_SVG = re.compile(r'<img alt="[^"]*" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=\s]+)"')
@@ -25,15 +26,15 @@ def chapter_alt_texts(markdown):
     return {path: alt for alt, path in CHAPTER_FIGURE.findall(markdown)}
 
 
-def link_figures(html, generated, alt_texts, prefix="../../"):
-    """Replace each inline SVG image that is a committed figure with a lazy link to the file, with alt text."""
+def link_figures(page_html, generated, alt_texts, prefix="../../"):
+    """Replace each inline SVG image that is a committed figure with a link to the file, with alt text."""
     by_digest = _svg_by_digest(generated)
 
     def replace(match):
         path = by_digest.get(hashlib.sha256(base64.b64decode(match.group(1))).hexdigest())
         if path is None:
             return match.group(0).replace('alt="No description has been provided for this image"', f'alt="{FALLBACK_ALT}"')
-        alt = alt_texts.get(path, FALLBACK_ALT).replace('"', "&quot;")
-        return f'<img alt="{alt}" loading="lazy" src="{prefix}{path}"'
+        alt = html.escape(alt_texts.get(path, FALLBACK_ALT))
+        return f'<img alt="{alt}" src="{prefix}{path}"'
 
-    return DATA_SVG.sub(replace, html)
+    return DATA_SVG.sub(replace, page_html)

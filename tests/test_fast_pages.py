@@ -1,5 +1,7 @@
 """Build-time page work: math rendered by KaTeX, figures sized from their SVG, code kept out of search."""
 
+import re
+
 import pytest
 
 from scripts import fast_pages
@@ -73,11 +75,21 @@ def test_unused_css_is_dropped_selector_by_selector():
 
 def test_pages_with_math_preload_the_katex_fonts_their_formulas_use():
     head = '<link rel="stylesheet" href="../assets/katex/katex.min.css">'
-    upright = fast_pages.preload_math_fonts(head + '<span class="katex"><span class="mord">2</span></span>')
-    assert upright.count('rel="preload"') == 1 and 'href="../assets/katex/fonts/KaTeX_Main-Regular.woff2"' in upright
-    italic = fast_pages.preload_math_fonts(head + '<span class="katex"><span class="mord mathnormal">x</span></span>')
-    assert italic.count('rel="preload"') == 2 and "KaTeX_Math-Italic.woff2" in italic
-    assert italic.index('rel="preload"') < italic.index('rel="stylesheet"')
+
+    def preloaded(body):
+        return re.findall(r'<link rel="preload" href="\.\./assets/katex/fonts/([\w-]+)\.woff2" as="font"',
+                          fast_pages.preload_math_fonts(head + body))
+
+    assert preloaded('<span class="katex"><span class="mord">2</span></span>') == ["KaTeX_Main-Regular"]
+    assert preloaded('<span class="katex"><span class="mord mathnormal">x</span></span>') == [
+        "KaTeX_Main-Regular", "KaTeX_Math-Italic"]
+    big_sum = '<span class="katex"><span class="mop op-symbol large-op">∑</span><span class="mord mathbf">1</span></span>'
+    assert sorted(preloaded(big_sum)) == ["KaTeX_Main-Bold", "KaTeX_Main-Regular", "KaTeX_Size2-Regular"]
+    assert preloaded('<span class="katex"><span class="delimsizing size1">(</span></span>') == [
+        "KaTeX_Main-Regular", "KaTeX_Size1-Regular"]
+    assert preloaded('<span class="katex"><span class="size1">x</span></span>') == ["KaTeX_Main-Regular"]  # no delimiter
+    page = fast_pages.preload_math_fonts(head + '<span class="katex">2</span>')
+    assert page.index('rel="preload"') < page.index('rel="stylesheet"')
     assert fast_pages.preload_math_fonts(head + "<p>no math</p>") == head + "<p>no math</p>"
 
 

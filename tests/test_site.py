@@ -184,13 +184,30 @@ def svg_aspect(path):
 
 
 def test_figures_have_their_size_and_all_but_the_first_load_lazily(built_site):
-    for stem in CHAPTERS:
+    notebooks = [f"notebooks/{p.stem}" for p in PROJECT.notebooks.glob("*.ipynb")]
+    assert any(page_html(built_site, stem).select("article img") for stem in notebooks)
+    for stem in CHAPTERS + notebooks:
         images = page_html(built_site, stem).select("article img")
         for position, img in enumerate(images):
             width, height = int(img["width"]), int(img["height"])
             aspect = svg_aspect((page_dir(built_site, stem) / img["src"]).resolve())
             assert abs(width / height - aspect) < 0.01, f"{stem}: {img['src']} is {width}x{height}"
             assert img.get("loading") == (None if position == 0 else "lazy"), f"{stem}: {img['src']}"
+
+
+def test_notebook_figures_carry_their_chapters_alt_text(built_site):
+    def alt_texts(stem):
+        return {(page_dir(built_site, stem) / img["src"]).resolve(): img.get("alt")
+                for img in page_html(built_site, stem).select("article img") if not img["src"].startswith("data:")}
+
+    checked = 0
+    for notebook in PROJECT.notebooks.glob("*.ipynb"):
+        chapter = alt_texts(notebook.stem)
+        for figure, alt in alt_texts(f"notebooks/{notebook.stem}").items():
+            if figure in chapter:  # the notebook may draw more than its chapter shows (the Chinese heatmap)
+                assert alt == chapter[figure], f"notebooks/{notebook.stem}: {figure.name}"
+                checked += 1
+    assert checked > 10
 
 
 def test_no_figure_is_heavier_than_300_kb():
