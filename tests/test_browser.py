@@ -110,6 +110,12 @@ def test_search_finds_a_chapter(page, base_url):
     assert page.locator(".md-search-result__item").count() > 0
 
 
+@pytest.mark.parametrize("path, name", [("", "Search"), ("zh/", "搜索")])
+def test_the_search_dialog_is_named_in_the_pages_language(page, base_url, path, name):
+    visit(page, base_url, path)
+    assert page.get_by_role("dialog", name=name, exact=True).count() == 1
+
+
 @pytest.mark.claim("Chinese search finds a word inside Chinese sentences and lands on the chapter that teaches it")
 @pytest.mark.parametrize("word, chapter", [("掩码", "masks"), ("位置编码", "positional-encoding")])
 def test_chinese_search_finds_a_word_inside_sentences(page, base_url, word, chapter):

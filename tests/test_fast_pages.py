@@ -14,6 +14,7 @@ def test_chapter_math_becomes_katex_html_with_mathml_and_leaves_no_tex_behind():
     )
     html = fast_pages.render_math(page)
     assert html.count('<span class="katex-display">') == 1  # the display formula, around its own .katex
+    assert '<div class="arithmatex" tabindex="0"' in html  # it may scroll sideways: reachable by keyboard
     assert html.count('<span class="katex">') == 3
     assert "<msqrt>" in html and "<mo>&lt;</mo>" in html  # MathML for screen readers; &lt; was unescaped first
     assert "\\(" not in html and "\\[" not in html
