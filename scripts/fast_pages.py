@@ -5,6 +5,8 @@
   math in notebook Markdown cells. A formula KaTeX cannot parse is an error naming the page.
 - Pages with math preload every KaTeX font their formulas use (found from the rules of KaTeX's own stylesheet), so
   no formula is laid out first with a fallback font and then shifted when its font arrives.
+- Each KaTeX font keeps only the glyphs of the characters the site's formulas draw (every formula is rendered
+  into the pages at build time), so a phone downloads a fraction of each font.
 - Every table gets a box of its own: Material's script moves each table into a scrolling wrapper after load, and
   the box keeps the table's place (and lets the browser skip it off screen) while that happens.
 - Figures get their width and height (from the SVG file) so the page does not jump while they load; every figure
@@ -26,10 +28,13 @@ import json
 import posixpath
 import re
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pykatex
 import tinycss2
+from fontTools import subset
+from fontTools.ttLib import TTFont
 
 INLINE_MATH = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.DOTALL)
 DISPLAY_MATH = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.DOTALL)
@@ -48,6 +53,7 @@ PALETTE_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\
 TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
+VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 ROOT_BELOW_AN_ELEMENT = re.compile(r"\S\s*[\s>+~]\s*:root")  # `.jupyter-wrapper :root`: :root has no ancestor
 
 
@@ -234,6 +240,41 @@ def keep_page_loads_from_restyling_twice(site_dir):
     for path in sorted(Path(site_dir, "assets", "stylesheets").glob("palette.*.css")):
         css = path.read_text(encoding="utf-8")
         path.write_text(PALETTE_SWITCHING_RULE.sub("", css), encoding="utf-8")
+
+
+class _DrawnMath(HTMLParser):
+    """Collects the characters of the visible part of KaTeX formulas (``.katex-html``), which the KaTeX fonts draw."""
+
+    def __init__(self):
+        super().__init__()
+        self.characters, self.depth = set(), 0  # depth: open elements since the innermost .katex-html began
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth or "katex-html" in (dict(attrs).get("class") or "").split():
+            self.depth += tag not in VOID_ELEMENTS
+
+    def handle_endtag(self, tag):
+        self.depth -= bool(self.depth)
+
+    def handle_data(self, data):
+        if self.depth:
+            self.characters.update(data)
+
+
+def keep_only_the_glyphs_the_formulas_draw(site_dir):
+    """Cut each KaTeX font of the site down to the characters its pages' formulas draw."""
+    site = Path(site_dir)
+    drawn = _DrawnMath()
+    for page in sorted(site.rglob("*.html")):
+        drawn.feed(page.read_text(encoding="utf-8"))
+    options = subset.Options(layout_features=["*"], name_IDs=["*"], notdef_outline=True, hinting=False)
+    for path in sorted((site / "assets" / "katex" / "fonts").glob("*.woff2")):
+        font = TTFont(path)
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=[code for code in font.getBestCmap() if chr(code) in drawn.characters])
+        subsetter.subset(font)
+        font.flavor = "woff2"
+        font.save(path)
 
 
 def compact_search_index(site_dir):

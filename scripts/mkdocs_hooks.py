@@ -164,6 +164,7 @@ def on_post_build(config):
         provenance.copy_snippets(ROOT, config["site_dir"])
     fast_pages.compact_search_index(config["site_dir"])
     fast_pages.keep_page_loads_from_restyling_twice(config["site_dir"])
+    fast_pages.keep_only_the_glyphs_the_formulas_draw(config["site_dir"])
     if _chinese_build is not None:
         finish_chinese_build(Path(config["site_dir"]) / "zh")
 

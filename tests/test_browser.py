@@ -2,6 +2,7 @@
 requested, figures load, dark mode and search (Chinese included) work, downloads are served."""
 
 import functools
+import io
 import os
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +24,7 @@ if not CHROMIUM.exists():
 
 import mkdocs_jupyter  # noqa: E402
 from axe_playwright_python.sync_playwright import Axe  # noqa: E402
+from PIL import Image, ImageChops  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -196,6 +198,28 @@ def test_pages_preload_exactly_the_math_fonts_the_browser_draws_their_formulas_w
     preloaded = [f"{name.split('-')[0]} {FONT_FACES[name.split('-')[1].removesuffix('.woff2')]}" for name in files]
     assert "KaTeX_Main 400 normal" in drawn
     assert sorted(preloaded) == sorted(drawn)
+
+
+@pytest.mark.parametrize("path", ["scaled-dot-product/", "backward/", "zh/masks/"])
+def test_formulas_look_the_same_with_the_cut_down_fonts_as_with_katex_own(browser, base_url, path):
+    """The build keeps in each KaTeX font only the glyphs the formulas draw: a glyph cut by mistake would be drawn
+    from another font. Every formula of the page, drawn once with the served fonts and once with KaTeX's own."""
+    originals = REPO / "docs" / "assets" / "katex" / "fonts"
+    shots = []
+    for own_fonts in (False, True):
+        context = browser.new_context(viewport={"width": 800, "height": 900})
+        tab = context.new_page()
+        if own_fonts:
+            tab.route("**/assets/katex/fonts/*.woff2", lambda route: route.fulfill(
+                path=originals / route.request.url.rsplit("/", 1)[1], content_type="font/woff2"))
+        tab.goto(base_url + path, wait_until="networkidle")
+        tab.add_style_tag(content="* { content-visibility: visible !important } .md-clipboard { display: none }")
+        tab.evaluate("document.fonts.ready")
+        shots.append(Image.open(io.BytesIO(tab.locator("article").screenshot())).convert("L"))
+        context.close()
+    assert shots[0].size == shots[1].size
+    differing = sum(ImageChops.difference(*shots).point(lambda value: 255 if value > 64 else 0).histogram()[255:])
+    assert differing < 50, f"{differing} pixels differ"
 
 
 def test_a_table_box_leaves_the_spacing_as_material_makes_it(page, base_url):
