@@ -48,6 +48,7 @@ CODE = "<pre><span></span><code>"
 SVG_LENGTH = re.compile(r"^([\d.]+)(pt|px)?$")
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
 KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
+PRELOADED_FONT = re.compile(r'<link rel="preload" href="[^"]*/fonts/(KaTeX_[\w-]+\.woff2)"')
 KATEX_CSS = Path(__file__).resolve().parents[1] / "docs" / "assets" / "katex" / "katex.min.css"
 PALETTE_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
 TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
@@ -57,17 +58,44 @@ VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "li
 ROOT_BELOW_AN_ELEMENT = re.compile(r"\S\s*[\s>+~]\s*:root")  # `.jupyter-wrapper :root`: :root has no ancestor
 
 
+FORMULA_CHARACTERS = set()  # every character the formulas rendered by this process draw (filled by katex())
+
+
 class MathError(ValueError):
     pass
 
 
+class _DrawnMath(HTMLParser):
+    """Collects the characters of the visible part of KaTeX formulas (``.katex-html``), which the KaTeX fonts draw."""
+
+    def __init__(self):
+        super().__init__()
+        self.characters, self.depth = set(), 0  # depth: open elements since the innermost .katex-html began
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth or "katex-html" in (dict(attrs).get("class") or "").split():
+            self.depth += tag not in VOID_ELEMENTS
+
+    def handle_endtag(self, tag):
+        self.depth -= bool(self.depth)
+
+    def handle_data(self, data):
+        if self.depth:
+            self.characters.update(data)
+
+
 @functools.lru_cache(maxsize=None)
 def katex(tex, display):
-    """KaTeX's HTML for one formula, or MathError saying which formula failed and why."""
+    """KaTeX's HTML for one formula, or MathError saying which formula failed and why. The characters it draws
+    join FORMULA_CHARACTERS."""
     try:
-        return pykatex.renderToString(tex, displayMode=display, throwOnError=True)
+        rendered = pykatex.renderToString(tex, displayMode=display, throwOnError=True)
     except pykatex.ParseError as error:
         raise MathError(f"KaTeX cannot render {tex!r}: {error}") from None
+    drawn = _DrawnMath()
+    drawn.feed(rendered)
+    FORMULA_CHARACTERS.update(drawn.characters)
+    return rendered
 
 
 def render_math(page_html):
@@ -242,36 +270,19 @@ def keep_page_loads_from_restyling_twice(site_dir):
         path.write_text(PALETTE_SWITCHING_RULE.sub("", css), encoding="utf-8")
 
 
-class _DrawnMath(HTMLParser):
-    """Collects the characters of the visible part of KaTeX formulas (``.katex-html``), which the KaTeX fonts draw."""
-
-    def __init__(self):
-        super().__init__()
-        self.characters, self.depth = set(), 0  # depth: open elements since the innermost .katex-html began
-
-    def handle_starttag(self, tag, attrs):
-        if self.depth or "katex-html" in (dict(attrs).get("class") or "").split():
-            self.depth += tag not in VOID_ELEMENTS
-
-    def handle_endtag(self, tag):
-        self.depth -= bool(self.depth)
-
-    def handle_data(self, data):
-        if self.depth:
-            self.characters.update(data)
-
-
 def keep_only_the_glyphs_the_formulas_draw(site_dir):
-    """Cut each KaTeX font of the site down to the characters its pages' formulas draw."""
+    """Cut each KaTeX font that the site's pages preload down to the characters their formulas draw (the formulas
+    rendered by this build); the fonts no page asks for are never downloaded and stay as KaTeX ships them."""
     site = Path(site_dir)
-    drawn = _DrawnMath()
-    for page in sorted(site.rglob("*.html")):
-        drawn.feed(page.read_text(encoding="utf-8"))
+    preloaded = set()
+    for page in site.rglob("*.html"):
+        preloaded.update(PRELOADED_FONT.findall(page.read_text(encoding="utf-8")))
     options = subset.Options(layout_features=["*"], name_IDs=["*"], notdef_outline=True, hinting=False)
-    for path in sorted((site / "assets" / "katex" / "fonts").glob("*.woff2")):
-        font = TTFont(path)
+    for name in sorted(preloaded):
+        path = site / "assets" / "katex" / "fonts" / name
+        font = TTFont(path, recalcTimestamp=False)  # the same fonts from the same formulas, byte for byte
         subsetter = subset.Subsetter(options)
-        subsetter.populate(unicodes=[code for code in font.getBestCmap() if chr(code) in drawn.characters])
+        subsetter.populate(unicodes=[code for code in font.getBestCmap() if chr(code) in FORMULA_CHARACTERS])
         subsetter.subset(font)
         font.flavor = "woff2"
         font.save(path)

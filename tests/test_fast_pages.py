@@ -20,6 +20,12 @@ def test_chapter_math_becomes_katex_html_with_mathml_and_leaves_no_tex_behind():
     assert "\\(" not in html and "\\[" not in html
 
 
+def test_rendering_a_formula_records_the_characters_it_draws_not_its_tex():
+    fast_pages.katex("\\beta_{\\mathrm{hop}} \\leq 7", False)
+    assert {"β", "≤", "7", "h", "o", "p"} <= fast_pages.FORMULA_CHARACTERS
+    assert "\\" not in fast_pages.FORMULA_CHARACTERS and "{" not in fast_pages.FORMULA_CHARACTERS  # the TeX in MathML
+
+
 def test_a_formula_katex_cannot_parse_is_an_error_that_quotes_it():
     with pytest.raises(fast_pages.MathError, match=r"\\\\frac\{a\}\{"):
         fast_pages.render_math('<span class="arithmatex">\\(\\frac{a}{\\)</span>')
