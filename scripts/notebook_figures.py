@@ -26,15 +26,21 @@ def chapter_alt_texts(markdown):
     return {path: alt for alt, path in CHAPTER_FIGURE.findall(markdown)}
 
 
+def language_twin(path):
+    """The same figure with labels in the other language: ``name.svg`` <-> ``name-zh.svg``."""
+    return path.removesuffix("-zh.svg") + ".svg" if path.endswith("-zh.svg") else path.removesuffix(".svg") + "-zh.svg"
+
+
 def link_figures(page_html, generated, alt_texts, prefix="../../"):
-    """Replace each inline SVG image that is a committed figure with a link to the file, with alt text."""
+    """Replace each inline SVG image that is a committed figure with a link to the file, with the chapter's alt
+    text for it (or for its twin in the other language, when the chapter shows only that one)."""
     by_digest = _svg_by_digest(generated)
 
     def replace(match):
         path = by_digest.get(hashlib.sha256(base64.b64decode(match.group(1))).hexdigest())
         if path is None:
             return match.group(0).replace('alt="No description has been provided for this image"', f'alt="{FALLBACK_ALT}"')
-        alt = html.escape(alt_texts.get(path, FALLBACK_ALT))
+        alt = html.escape(alt_texts.get(path) or alt_texts.get(language_twin(path), FALLBACK_ALT))
         return f'<img alt="{alt}" src="{prefix}{path}"'
 
     return DATA_SVG.sub(replace, page_html)
