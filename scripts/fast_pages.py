@@ -102,7 +102,8 @@ def render_math(page_html):
     """Chapter pages: replace arithmatex's TeX (``generic: true`` output) with rendered KaTeX. A display formula may
     scroll sideways on a narrow screen, so it is reachable by keyboard."""
     page_html = DISPLAY_MATH.sub(
-        lambda m: f'<div class="arithmatex" tabindex="0" data-search-exclude>{katex(html.unescape(m.group(1)).strip(), True)}</div>',
+        lambda m: '<div class="arithmatex" tabindex="0" data-search-exclude>'
+        f"{katex(html.unescape(m.group(1)).strip(), True)}</div>",
         page_html,
     )
     return INLINE_MATH.sub(
