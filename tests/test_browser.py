@@ -112,6 +112,45 @@ def test_search_finds_a_chapter(page, base_url):
     assert page.locator(".md-search-result__item").count() > 0
 
 
+@pytest.mark.parametrize("path, opens_search", [("masks/", "click"), ("zh/masks/", "press")])
+def test_the_search_index_is_requested_only_once_the_reader_opens_search(page, base_url, path, opens_search):
+    visit(page, base_url, path)
+    page.wait_for_timeout(500)
+    assert not [url for url in page.requests if url.endswith("/search_index.json")], "requested before search was opened"
+    with page.expect_request(lambda request: request.url.endswith("/search_index.json"), timeout=10_000):
+        if opens_search == "click":
+            page.locator("input.md-search__input").click()
+        else:
+            page.keyboard.press("/")  # Material's shortcut: focuses the search box
+    page.keyboard.type("softmax", delay=50)
+    page.wait_for_selector(".md-search-result__item", timeout=30_000)
+
+
+# Every change to <html>'s class or data-js-focus-visible, recorded with whether <body> existed when it was made
+# (the observer watches the document: <html> does not exist yet when an init script runs).
+RECORD_ROOT_CHANGES = """
+window.rootChanges = [];
+new MutationObserver((records) => {
+  for (const record of records) {
+    const now = record.target.getAttribute(record.attributeName);
+    if (record.target === document.documentElement && record.oldValue !== now)
+      rootChanges.push({ attribute: record.attributeName, to: now, body: !!document.body });
+  }
+}).observe(document, { subtree: true, attributes: true, attributeOldValue: true,
+                       attributeFilter: ["class", "data-js-focus-visible"] });
+"""
+
+
+def test_html_is_marked_scripted_before_the_body_is_parsed(page, base_url):
+    """A change to <html>'s class restyles every element below it: made after the body is parsed (as Material's
+    bundle would), it costs a whole-page style pass at every load."""
+    page.add_init_script(RECORD_ROOT_CHANGES)
+    visit(page, base_url, "kv-cache/")
+    changes = page.evaluate("rootChanges")
+    assert changes and not [change for change in changes if change["body"]], changes
+    assert set(page.evaluate("[...document.documentElement.classList]")) >= {"js", "js-focus-visible"}
+
+
 @pytest.mark.parametrize("path, name", [("", "Search"), ("zh/", "搜索")])
 def test_the_search_dialog_is_named_in_the_pages_language(page, base_url, path, name):
     visit(page, base_url, path)
