@@ -104,6 +104,18 @@ def test_dark_mode_toggle_switches_the_scheme(page, base_url):
     assert {before, after} == {"default", "slate"}
 
 
+def test_the_pages_color_scheme_follows_the_palette_without_a_meta_that_restyles_every_load(page, base_url):
+    """Material's script adds and sets a <meta name="color-scheme"> at every load, restyling the whole page twice;
+    the site keeps it out, and the root element (the page's own scroll bars) still takes the palette's scheme."""
+    visit(page, base_url, "scaled-dot-product/")
+    assert page.locator("meta[name=color-scheme]").count() == 0
+    root_scheme = "getComputedStyle(document.documentElement).colorScheme"
+    schemes = {page.get_attribute("body", "data-md-color-scheme"): page.evaluate(root_scheme)}
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+    schemes[page.get_attribute("body", "data-md-color-scheme")] = page.evaluate(root_scheme)
+    assert schemes == {"default": "normal", "slate": "dark"}
+
+
 def test_search_finds_a_chapter(page, base_url):
     visit(page, base_url, "")
     page.locator("input.md-search__input").click()
