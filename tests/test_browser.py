@@ -138,6 +138,11 @@ def test_the_search_index_is_requested_only_once_the_reader_opens_search(page, b
     page.wait_for_selector(".md-search-result__item", timeout=30_000)
 
 
+def test_an_address_with_a_search_query_shows_its_results(page, base_url):
+    visit(page, base_url, "masks/?q=softmax")  # Material opens search with the query; the index must follow
+    page.wait_for_selector(".md-search-result__item", timeout=30_000)
+
+
 # Every change to <html>'s class or data-js-focus-visible, recorded with whether <body> existed when it was made
 # (the observer watches the document: <html> does not exist yet when an init script runs).
 RECORD_ROOT_CHANGES = """
