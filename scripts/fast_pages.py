@@ -7,8 +7,10 @@
   no formula is laid out first with a fallback font and then shifted when its font arrives.
 - Each KaTeX font keeps only the glyphs of the characters the site's formulas draw (every formula is rendered
   into the pages at build time), so a phone downloads a fraction of each font.
-- Every table gets a box of its own: Material's script moves each table into a scrolling wrapper after load, and
-  the box keeps the table's place (and lets the browser skip it off screen) while that happens.
+- Every Markdown table is built inside the scrolling wrapper Material's script would move it into after load (a
+  move that restyled the whole table, 1,471 elements on the notation page), marked so the script leaves it be;
+  Material's stylesheet styles the marked tables as its own. The wrapper takes the keyboard focus (it may scroll
+  sideways), and the browser can skip it off screen like any other block.
 - Figures get their width and height (from the SVG file) so the page does not jump while they load; every figure
   after a page's first loads lazily.
 - Notebook pages inline JupyterLab's whole stylesheet (about 590 KB, thousands of rules the browser would match
@@ -51,7 +53,9 @@ KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.
 PRELOADED_FONT = re.compile(r'<link rel="preload" href="[^"]*/fonts/(KaTeX_[\w-]+\.woff2)"')
 KATEX_CSS = Path(__file__).resolve().parents[1] / "docs" / "assets" / "katex" / "katex.min.css"
 PALETTE_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
-TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
+TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
+MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and its stylesheet's selector for them
+WRAPPED_TABLE = "data-table"
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
 VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -247,9 +251,11 @@ def _parsed_css(css):
     return tuple(parsed(tinycss2.parse_stylesheet(css, skip_whitespace=True, skip_comments=True)))
 
 
-def tables_in_boxes(page_html):
-    """Put each Markdown table (a bare ``<table>``) in a ``<div class="table-box">``."""
-    return TABLE.sub(lambda m: f'<div class="table-box">{m.group(0)}</div>', page_html)
+def tables_in_scroll_wrappers(page_html):
+    """Put each Markdown table (a bare ``<table>``) in Material's scrolling wrapper, as its script would after load,
+    with a class that keeps the script's hands off it (it wraps only ``table:not([class])``)."""
+    return TABLE.sub(lambda m: '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table">'
+                               f'<table class="{WRAPPED_TABLE}">{m.group(1)}</table></div></div>', page_html)
 
 
 def code_reachable_by_keyboard(page_html):
@@ -269,6 +275,16 @@ def keep_page_loads_from_restyling_twice(site_dir):
     for path in sorted(Path(site_dir, "assets", "stylesheets").glob("palette.*.css")):
         css = path.read_text(encoding="utf-8")
         path.write_text(PALETTE_SWITCHING_RULE.sub("", css), encoding="utf-8")
+
+
+def style_wrapped_tables_as_material_does(site_dir):
+    """Extend each of Material's rules for bare tables to the tables wrapped at build time (same specificity)."""
+    wrapped = f":is(:not([class]),.{WRAPPED_TABLE})"
+    for path in sorted(Path(site_dir, "assets", "stylesheets").glob("main.*.min.css")):
+        css = path.read_text(encoding="utf-8")
+        if MATERIAL_TABLE not in css and f"table{wrapped}" not in css:
+            raise ValueError(f"{path} has no rule for {MATERIAL_TABLE}: Material styles its tables another way now")
+        path.write_text(css.replace(MATERIAL_TABLE, f"table{wrapped}"), encoding="utf-8")
 
 
 def keep_only_the_glyphs_the_formulas_draw(site_dir):

@@ -164,6 +164,7 @@ def on_post_build(config):
         provenance.copy_snippets(ROOT, config["site_dir"])
     fast_pages.compact_search_index(config["site_dir"])
     fast_pages.keep_page_loads_from_restyling_twice(config["site_dir"])
+    fast_pages.style_wrapped_tables_as_material_does(config["site_dir"])
     fast_pages.keep_only_the_glyphs_the_formulas_draw(config["site_dir"])
     if _chinese_build is not None:
         finish_chinese_build(Path(config["site_dir"]) / "zh")
@@ -208,7 +209,7 @@ def on_page_content(html, page, config, files):
             html = link_figures(html, project.generated, chapter_alt_texts(markdown))
             html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
             return fast_pages.size_images(fast_pages.render_notebook_math(html), page.url, files)
-        html = fast_pages.tables_in_boxes(fast_pages.code_reachable_by_keyboard(fast_pages.render_math(html)))
+        html = fast_pages.tables_in_scroll_wrappers(fast_pages.code_reachable_by_keyboard(fast_pages.render_math(html)))
         return fast_pages.leave_out_of_search(fast_pages.size_images(html, page.url, files))
     except (ValueError, FileNotFoundError) as error:  # fast_pages.MathError is a ValueError
         log.warning(f"{page.file.src_path}: {error}")

@@ -4,6 +4,7 @@ requested, figures load, dark mode and search (Chinese included) work, downloads
 import functools
 import io
 import os
+import re
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -278,19 +279,34 @@ def test_formulas_look_the_same_with_the_cut_down_fonts_as_with_katex_own(browse
     assert differing < 50, f"{differing} pixels differ"
 
 
-def test_a_table_box_leaves_the_spacing_as_material_makes_it(page, base_url):
-    visit(page, base_url, "notation/")
-    page.add_style_tag(content=".md-content__inner > * { content-visibility: visible !important }")
+@pytest.mark.parametrize("path", ["notation/", "scaled-dot-product/"])
+def test_tables_built_in_their_scrolling_wrapper_look_as_when_materials_script_wraps_them(page, base_url, path):
     measure = """() => [...document.querySelectorAll('article table')].map((table) => {
-      const block = table.closest('.table-box') || table.closest('.md-typeset__scrollwrap');
+      const block = table.closest('.md-typeset__scrollwrap');
       const above = block.previousElementSibling.getBoundingClientRect(), below = block.nextElementSibling.getBoundingClientRect();
-      const box = table.getBoundingClientRect();
-      return [box.top - above.bottom, below.top - box.bottom, box.left, box.width];
+      const box = table.getBoundingClientRect(), cell = table.querySelector('td').getBoundingClientRect();
+      const style = getComputedStyle(table);
+      return [box.top - above.bottom, below.top - box.bottom, box.left, box.width, box.height, cell.left, cell.top,
+              style.fontSize, style.borderTopWidth, block.tabIndex, block.parentElement.closest('.md-typeset__scrollwrap') !== null];
     })"""
-    boxed = page.evaluate(measure)
-    page.evaluate("() => document.querySelectorAll('.table-box').forEach((box) => box.replaceWith(...box.childNodes))")
-    assert page.locator(".table-box").count() == 0
-    assert boxed and page.evaluate(measure) == boxed
+    visible = "* { content-visibility: visible !important }"
+    visit(page, base_url, path)
+    page.add_style_tag(content=visible)
+    built = page.evaluate(measure)
+
+    def as_markdown_makes_them(route):  # bare <table>s, for Material's script to wrap after load
+        html = route.fetch().text()
+        wrapper = '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table"><table class="data-table">'
+        assert wrapper in html
+        html = re.sub(r"</table></div></div>", "</table>", html.replace(wrapper, "<table>"))
+        route.fulfill(body=html, content_type="text/html")
+
+    page.route(base_url + path, as_markdown_makes_them)
+    visit(page, base_url, path)
+    page.add_style_tag(content=visible)
+    page.evaluate("() => document.querySelectorAll('.md-typeset__scrollwrap').forEach((wrap) => { wrap.tabIndex = 0; })")
+    assert built and page.evaluate(measure) == built
+    assert all(focusable == 0 and not nested for *_, focusable, nested in built)
 
 
 # Every rule of the original stylesheets whose selector matches an element of the page (dynamic pseudo-classes

@@ -111,12 +111,33 @@ def test_the_palette_rule_that_restyles_every_page_load_is_dropped_and_nothing_e
     assert (stylesheets / "palette.0123abcd.min.css").read_text() == "[data-md-color-scheme=slate]{--md-hue:232}.md-header{color:red}"
 
 
-def test_each_markdown_table_gets_a_box_of_its_own():
+def test_each_markdown_table_is_built_in_materials_scrolling_wrapper_which_takes_the_focus():
     page = "<p>a</p>\n<table>\n<tr><td>1</td></tr>\n</table>\n<p>b</p>\n<table>\n<tr><td>2</td></tr>\n</table>"
-    assert fast_pages.tables_in_boxes(page) == (
-        '<p>a</p>\n<div class="table-box"><table>\n<tr><td>1</td></tr>\n</table></div>\n<p>b</p>\n'
-        '<div class="table-box"><table>\n<tr><td>2</td></tr>\n</table></div>'
+    wrapper = '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table"><table class="data-table">'
+    assert fast_pages.tables_in_scroll_wrappers(page) == (
+        f"<p>a</p>\n{wrapper}\n<tr><td>1</td></tr>\n</table></div></div>\n<p>b</p>\n"
+        f"{wrapper}\n<tr><td>2</td></tr>\n</table></div></div>"
     )
+
+
+def test_materials_rules_for_bare_tables_reach_the_wrapped_ones_once(tmp_path):
+    stylesheets = tmp_path / "assets" / "stylesheets"
+    stylesheets.mkdir(parents=True)
+    css = ".md-typeset table:not([class]){font-size:.64rem}@media print{.md-typeset table:not([class]){display:table}}"
+    (stylesheets / "main.0123abcd.min.css").write_text(css)
+    rewritten = (".md-typeset table:is(:not([class]),.data-table){font-size:.64rem}"
+                 "@media print{.md-typeset table:is(:not([class]),.data-table){display:table}}")
+    for _ in range(2):  # mkdocs serve rebuilds into the same directory
+        fast_pages.style_wrapped_tables_as_material_does(tmp_path)
+        assert (stylesheets / "main.0123abcd.min.css").read_text() == rewritten
+
+
+def test_a_material_stylesheet_without_rules_for_bare_tables_is_an_error(tmp_path):
+    stylesheets = tmp_path / "assets" / "stylesheets"
+    stylesheets.mkdir(parents=True)
+    (stylesheets / "main.0123abcd.min.css").write_text(".md-typeset table.data{font-size:.64rem}")
+    with pytest.raises(ValueError, match=r"main\.0123abcd\.min\.css has no rule for table:not\(\[class\]\)"):
+        fast_pages.style_wrapped_tables_as_material_does(tmp_path)
 
 
 def test_every_code_block_can_take_the_keyboard_focus():

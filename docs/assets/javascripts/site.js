@@ -1,14 +1,6 @@
-// Site behaviour: small accessibility fixes to Material (math is rendered at build time).
-// Material swaps pages without reloading (document$), so apply them on every page change.
-
-// Tables may scroll sideways in the wrapper Material's script puts them in: make them reachable by keyboard
-// (axe: scrollable-region-focusable). Whether they overflow depends on fonts and width, so mark them all.
-// Display formulas and code blocks get their tabindex at build time (scripts/fast_pages.py).
-function focusScrollables() {
-  for (const element of document.querySelectorAll(".md-typeset__scrollwrap")) {
-    element.setAttribute("tabindex", "0");
-  }
-}
+// Site behaviour: one accessibility fix to Material. (Math is rendered at build time; tables, display formulas and
+// code blocks, which may scroll sideways, get their tabindex at build time too: scripts/fast_pages.py.)
+// Material swaps pages without reloading (document$), so the fix is applied on every page change.
 
 // Material's search dialog has no accessible name (axe: aria-dialog-name); give it its search box's own,
 // which Material words in the page's language.
@@ -18,13 +10,7 @@ function nameSearchDialog() {
 }
 
 if (typeof document$ !== "undefined") {
-  document$.subscribe(() => {
-    nameSearchDialog();
-    focusScrollables();
-  });
+  document$.subscribe(nameSearchDialog);
 } else {
-  document.addEventListener("DOMContentLoaded", () => {
-    nameSearchDialog();
-    focusScrollables();
-  });
+  document.addEventListener("DOMContentLoaded", nameSearchDialog);
 }
