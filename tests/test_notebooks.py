@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from scripts.pipeline.project import Project
+from scripts.pipeline.runner import ARITHMETIC_ENV
 
 NOTEBOOKS = sorted(Project().notebooks.glob("*.ipynb"))
 
@@ -48,7 +49,7 @@ def execute_alone(notebook, folder):
     runnable = nbformat.read(notebook, as_version=4)
     runnable.cells.append(nbformat.v4.new_code_cell(ISOLATION_CHECK))
     nbformat.write(runnable, copy)
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONPATH": ""}
+    env = {**os.environ, **ARITHMETIC_ENV, "PYTHONPATH": ""}  # the arithmetic of the run that wrote the outputs
     result = subprocess.run([sys.executable, "-c", EXECUTE, str(copy)], cwd=folder, capture_output=True, text=True, env=env)
     if result.returncode != 0:
         return committed, None, result.stderr[-3000:]

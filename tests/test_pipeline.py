@@ -1,6 +1,7 @@
 """The snippet pipeline on a small temporary project: caching, failures, atomicity, checks, determinism."""
 
 import json
+import platform
 import subprocess
 import sys
 import time
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts.pipeline import keys, runner
 from scripts.pipeline.build import build
 from scripts.pipeline.check import check
 from scripts.pipeline.notebooks import notebook_script
@@ -108,6 +110,29 @@ def test_no_change_reruns_nothing_and_edits_rerun_exactly_the_dependents(project
     build(project)
     assert ran(capsys.readouterr().out) == ["beta"]
     assert "beta says 48" in (project.generated / "beta" / "stdout.txt").read_text()
+
+
+ARITHMETIC = '''"""Arithmetic: the BLAS kernels and NumPy SIMD level this snippet runs with."""
+import os
+from numpy._core._multiarray_umath import __cpu_features__
+print(os.environ.get("OPENBLAS_CORETYPE"), __cpu_features__.get("X86_V4", False))
+'''
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="the pins are for x86-64")
+def test_snippets_run_with_the_same_arithmetic_whatever_the_machine_would_pick(project, monkeypatch):
+    """OpenBLAS and NumPy choose kernels by CPU, and the last digits of the outputs with them: the build pins both."""
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Zen")
+    monkeypatch.delenv("NPY_DISABLE_CPU_FEATURES", raising=False)
+    (project.snippets / "arithmetic.py").write_text(ARITHMETIC)
+    assert build(project, ["arithmetic"]) == 0
+    assert (project.generated / "arithmetic" / "stdout.txt").read_text() == "Haswell False\n"
+
+
+def test_the_environment_snippets_run_in_is_part_of_their_key(monkeypatch):
+    pinned = keys.builder_version()
+    monkeypatch.setitem(runner.SNIPPET_ENV, "OPENBLAS_CORETYPE", "SkylakeX")
+    assert keys.builder_version() != pinned
 
 
 @pytest.mark.claim("`make check` names each stale snippet and the command that fixes it")

@@ -96,7 +96,7 @@ def test_running_sentence_tied_numbers():
     asym = max(abs(weights[i][j] - weights[j][i]) for i in range(n) for j in range(n))
     self_top = sum(s[i][i] >= max(s[i]) for i in range(n))
     values = published("qkv_tied")
-    assert values["tied_asymmetry"] == 0.0
+    assert values["tied_asymmetry"] < 1e-12  # symmetric up to rounding (a BLAS may round S and S^T apart)
     assert values["tied_weights_asymmetry"] == pytest.approx(asym, abs=1e-12)
     assert asym > 0.05
     assert values["tied_self_top_rows"] == self_top == n

@@ -2,8 +2,9 @@
 
 The key covers the snippet's text, every local module it imports (directly or
 not), the versions of Python, NumPy and matplotlib, and the source of the
-builder stages that shape the files (worker and tables), so a change to any
-of them reruns exactly the snippets it can affect.
+builder stages that shape the files (worker and tables) and the environment
+snippets run in (runner.SNIPPET_ENV), so a change to any of them reruns
+exactly the snippets it can affect.
 """
 
 import hashlib
@@ -12,6 +13,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from .discover import dependencies, library_modules
+from .runner import SNIPPET_ENV
 
 BUILDER_FILES = [Path(__file__).with_name(name) for name in ("worker.py", "tables.py", "keys.py")]
 
@@ -29,7 +31,8 @@ def library_versions():
 
 
 def builder_version():
-    return digest(b"".join(path.read_bytes() for path in BUILDER_FILES))[:16]
+    environment = "".join(f"{name}={value}\n" for name, value in sorted(SNIPPET_ENV.items())).encode()
+    return digest(b"".join(path.read_bytes() for path in BUILDER_FILES) + environment)[:16]
 
 
 def snippet_inputs(project, name, graph):

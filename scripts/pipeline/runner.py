@@ -7,6 +7,7 @@ A snippet sets its own limit with a line such as ``# Build time limit: 120 s``; 
 
 import multiprocessing
 import os
+import platform
 import re
 import time
 from dataclasses import dataclass
@@ -14,8 +15,16 @@ from dataclasses import dataclass
 DEFAULT_LIMIT = 60
 LIMIT_LINE = re.compile(r"^# Build time limit: (\d+) s$", re.MULTILINE)
 
-# One BLAS thread per snippet: several snippets run at once, and the outputs are the same bytes either way.
-SNIPPET_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+# The arithmetic of every run that writes outputs (the notebook test's kernels use it too):
+# - one BLAS thread per snippet: several snippets run at once, and the outputs are the same bytes either way;
+# - the same arithmetic on every x86-64 machine. OpenBLAS picks its kernels by CPU (SkylakeX kernels on an Intel
+#   chip with AVX-512, Haswell ones on an AMD EPYC with AVX-512) and NumPy its SIMD level, and the last bits of a
+#   product change with them: built on one and checked on the other, most snippets printed other digits. Both
+#   are pinned to what any x86-64 CPU since 2013 has: OpenBLAS's Haswell kernels (AVX2 + FMA), NumPy's X86_V3.
+ARITHMETIC_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+if platform.machine().lower() in ("x86_64", "amd64"):
+    ARITHMETIC_ENV |= {"OPENBLAS_CORETYPE": "Haswell", "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}
+SNIPPET_ENV = ARITHMETIC_ENV | {"MPLBACKEND": "Agg"}  # the environment snippets run in (part of their key)
 PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]
 
 
@@ -41,8 +50,7 @@ def start_server():
     if _context is not None:
         return 0.0
     start = time.perf_counter()
-    for name, value in SNIPPET_ENV.items():
-        os.environ.setdefault(name, value)  # the server and every snippet inherit these
+    os.environ.update(SNIPPET_ENV)  # the server and every snippet inherit these
     _context = multiprocessing.get_context("forkserver")
     _context.set_forkserver_preload(PRELOAD)
     warm = _context.Process(target=os.getpid)  # starts the server; it imports PRELOAD once
