@@ -1,10 +1,13 @@
-"""`make lighthouse`'s server compresses as a static host would, and the script audits every chapter and notebook."""
+"""`make lighthouse`'s server compresses as a static host would, the script audits every chapter and notebook, and
+its Chromium draws Chinese with a real font."""
 
 import functools
 import gzip
+import os
 import threading
 import urllib.request
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -57,3 +60,24 @@ def test_several_runs_are_judged_by_their_median():
             {"performance": 93, "accessibility": 100}]
     assert lighthouse.median_scores(runs) == {"performance": 93, "accessibility": 100}
     assert lighthouse.median_scores(runs[:2]) == {"performance": 88, "accessibility": 100}  # the lower middle
+
+
+@pytest.mark.skipif(not Path(lighthouse.CHROME).exists(), reason="needs Chromium (apt-get install chromium)")
+def test_the_audited_chromium_draws_chinese_with_the_projects_font_not_missing_glyph_boxes(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    fonts = lighthouse.font_config(tmp_path)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=lighthouse.CHROME, args=["--no-sandbox"], env={**os.environ, "FONTCONFIG_FILE": str(fonts)}
+        )
+        page = chromium.new_page()
+        page.set_content('<html lang="zh"><body><p id="text">缩放点积注意力</p></body></html>')
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+        text = cdp.send("DOM.querySelector", {"nodeId": root, "selector": "#text"})["nodeId"]
+        used = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": text})["fonts"]
+        chromium.close()
+    assert [(font["familyName"], font["glyphCount"]) for font in used] == [("Noto Sans SC", 7)]
