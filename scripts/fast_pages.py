@@ -20,6 +20,9 @@
   a switch between light and dark fades the colours (Material's own short transitions) instead.
 - Material sets up code blocks as they scroll into view (``content.lazy``), so each one is made focusable here,
   where it may scroll sideways, instead of by Material's script at load.
+- The page's scripts (Material's bundle, then site.js) are deferred: they run in order once the page is parsed,
+  in a task of their own. A script at the end of <body> runs inside the parser's last task; Material's bundle
+  reads the layout as it starts, so that task also laid out the whole page, a long task after the first paint.
 - The search index gets prose only: code blocks and program output, rendered math and whole notebook pages (they
   repeat their chapter's code) are left out; it is written as UTF-8, not as ASCII escapes.
 """
@@ -54,6 +57,7 @@ PRELOADED_FONT = re.compile(r'<link rel="preload" href="[^"]*/fonts/(KaTeX_[\w-]
 KATEX_CSS = Path(__file__).resolve().parents[1] / "docs" / "assets" / "katex" / "katex.min.css"
 PALETTE_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
 TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
+EXTERNAL_SCRIPT = re.compile(r'<script src="([^"]+\.js)"></script>')
 MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and its stylesheet's selector for them
 WRAPPED_TABLE = "data-table"
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
@@ -160,6 +164,11 @@ def preload_math_fonts(page_html):
                        "crossorigin>" for font in fonts) + match.group(0)
 
     return KATEX_STYLESHEET.sub(preloads, page_html, count=1) if fonts else page_html
+
+
+def defer_scripts(page_html):
+    """Defer each external script (they keep their order, and all run before DOMContentLoaded)."""
+    return EXTERNAL_SCRIPT.sub(r'<script src="\1" defer></script>', page_html)
 
 
 def svg_size(path):

@@ -118,10 +118,10 @@ HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^
 def on_post_page(output, page, config):
     """Drop the head's language alternates: Material's script would fetch sitemap.xml beside each of them and send
     the language switch to the other edition's home page (our sitemaps list nothing without a site_url). Pages
-    with math preload its fonts; notebook pages keep only the CSS rules that can match them."""
+    with math preload its fonts; notebook pages keep only the CSS rules that can match them; scripts are deferred."""
     if page.file.src_path.endswith(".ipynb"):
         output = fast_pages.drop_unused_css(output)
-    return HEAD_ALTERNATE.sub("", fast_pages.preload_math_fonts(output))
+    return HEAD_ALTERNATE.sub("", fast_pages.defer_scripts(fast_pages.preload_math_fonts(output)))
 
 
 def on_page_context(context, page, config, nav):

@@ -145,3 +145,15 @@ def test_every_code_block_can_take_the_keyboard_focus():
     assert fast_pages.code_reachable_by_keyboard(page) == (
         '<div class="highlight"><pre><span></span><code tabindex="0">x = 1\n</code></pre></div><p><code>inline</code></p>'
     )
+
+
+def test_external_scripts_are_deferred_in_their_order_and_inline_ones_are_left_alone():
+    page = ('<script>var early = 1;</script><script id="__config" type="application/json">{}</script>'
+            '<script src="../assets/javascripts/bundle.a5f9d56c.min.js"></script>'
+            '<script src="../assets/javascripts/site.js"></script>')
+    deferred = fast_pages.defer_scripts(page)
+    assert re.findall(r"<script[^>]*>", deferred) == [
+        "<script>", '<script id="__config" type="application/json">',
+        '<script src="../assets/javascripts/bundle.a5f9d56c.min.js" defer>',
+        '<script src="../assets/javascripts/site.js" defer>',
+    ]
