@@ -5,7 +5,7 @@ Two kinds of backing, both found in the code, never listed by hand:
   that tests/conftest.py writes, and only from a complete run (the whole suite, nothing selected away) of the
   very commit the page is built from, with no uncommitted change on either side. Anything else leaves the
   claims without a status and says why in one sentence;
-- values that chapters quote as ``{{ snippet.value }}``; their status says whether the snippet's committed
+- values that chapters quote as ``{{ chapter.what.value }}``; their status says whether the snippet's committed
   outputs match its current sources (the same cache key ``make check`` uses).
 
 Both lists are grouped (claims by test file, values by chapter) into collapsed blocks; a group with a failure
@@ -20,7 +20,8 @@ import subprocess
 from collections import Counter, defaultdict
 
 from scripts.pipeline.build import plan
-from scripts.pipeline.published import references, values
+from scripts.pipeline.published import values
+from scripts.pipeline.references import read_page
 
 RESULTS = ".cache/test-results.json"  # the last complete run; only tests/conftest.py writes it
 PARTIAL = ".cache/test-results-partial.json"  # the run in progress, or the last run that was not complete
@@ -118,7 +119,7 @@ def quoted_values(project):
     """[(page, snippet, value name)] for every value a chapter quotes."""
     quotes = []
     for page in sorted(project.docs.glob("*.md")):
-        for snippet, name in references(page.read_text(encoding="utf-8")):
+        for snippet, name in read_page(page.read_text(encoding="utf-8")).values:
             quotes.append((page.name, snippet, name))
     return quotes
 

@@ -12,8 +12,8 @@
   beside every notebook the site serves and serves the snippets the footers link, unless ``extra.repo_blob``
   points the links at a repository.
 
-In a chapter, ``{{ snippet_name.value_name }}`` becomes the text that
-``publish.value("value_name", ...)`` produced in snippets/snippet_name.py. A
+In a chapter, ``{{ chapter.what.value_name }}`` becomes the text that
+``publish.value("value_name", ...)`` produced in snippets/chapter/what.py. A
 reference to a missing snippet or value is a warning, so ``mkdocs build
 --strict`` fails on it.
 """
@@ -36,28 +36,27 @@ from scripts.ledger import claims_table, values_table  # noqa: E402
 from scripts.notebook_figures import chapter_alt_texts, link_figures  # noqa: E402
 from scripts.pipeline.notebooks import chapter_snippets, notebook_script  # noqa: E402
 from scripts.pipeline.project import Project  # noqa: E402
-from scripts.pipeline.published import REFERENCE, table, values  # noqa: E402
+from scripts.pipeline.published import table, values  # noqa: E402
+from scripts.pipeline.references import chapter_folder, substitute_tables, substitute_values  # noqa: E402
 from scripts.pipeline.tables import markdown_table  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.values")
-GENERATED_TABLE = re.compile(r'^--8<-- "docs/generated/([a-z0-9_]+)/table-([a-z0-9_]+)\.md"$', re.MULTILINE)
 LEDGER_CLAIMS, LEDGER_VALUES = "<!-- ledger:claims -->", "<!-- ledger:values -->"
 _serving = False
 
 
 def inline_values(markdown, project, page_name):
-    """Replace every {{ snippet.value }} in ``markdown``; warn about each one that does not exist."""
+    """Replace every {{ chapter.what.value }} in ``markdown``; warn about each one that does not exist."""
     cache = {}
 
-    def replace(match):
-        snippet, name = match.groups()
+    def replace(snippet, name, written):
         published = cache.setdefault(snippet, values(snippet, project))
         if name not in published:
-            log.warning(f"{page_name}: no value '{name}' published by snippets/{snippet}.py ({match.group(0)})")
+            log.warning(f"{page_name}: no value '{name}' published by snippets/{snippet}.py ({written})")
             return f"**[missing value {snippet}.{name}]**"
         return published[name]["text"]
 
-    return REFERENCE.sub(replace, markdown)
+    return substitute_values(markdown, replace)
 
 
 NOTEBOOK_BOX = {
@@ -68,7 +67,7 @@ NOTEBOOK_BOX = {
     [the notebook with its outputs](notebooks/{stem}.ipynb) ·
     <a href="../notebooks/{stem}/{stem}.ipynb" download>download .ipynb</a> ·
     <a href="../notebooks/{stem}/{stem}.py" download>download .py</a>.
-    Or run any snippet alone: `python snippets/<name>.py`.
+    Or run any snippet alone: `python snippets/{folder}/<name>.py`.
 """,
     "zh": """
 
@@ -77,7 +76,7 @@ NOTEBOOK_BOX = {
     [带输出的笔记本](notebooks/{stem}.ipynb) ·
     <a href="../notebooks/{stem}/{stem}.ipynb" download>下载 .ipynb</a> ·
     <a href="../notebooks/{stem}/{stem}.py" download>下载 .py</a>。
-    也可以单独运行任何一个代码片段：`python snippets/<name>.py`。
+    也可以单独运行任何一个代码片段：`python snippets/{folder}/<name>.py`。
 """,
 }
 CHINESE_CONFIG = "mkdocs.zh.yml"
@@ -88,14 +87,14 @@ _chinese_build = None  # (process, scratch folder) of the Chinese edition buildi
 def expand_tables(markdown, project):
     """Render each whole-line include of a published table from its data, so values its cells quote get inlined."""
 
-    def replace(match):
+    def render(snippet, name):
         try:
-            published = table(match.group(1), match.group(2), project)
+            published = table(snippet, name, project)
         except KeyError:
-            return match.group(0)  # pymdownx.snippets reports the missing file
+            return None  # pymdownx.snippets reports the missing file
         return markdown_table(published["header"], published["rows"]).rstrip("\n")
 
-    return GENERATED_TABLE.sub(replace, markdown)
+    return substitute_tables(markdown, render)
 
 
 def edition(config):
@@ -105,7 +104,7 @@ def edition(config):
 
 def notebook_box(markdown, stem, language):
     """The chapter's links to its generated notebook, for chapters that include snippets."""
-    return NOTEBOOK_BOX[language].format(stem=stem) if chapter_snippets(markdown) else ""
+    return NOTEBOOK_BOX[language].format(stem=stem, folder=chapter_folder(stem)) if chapter_snippets(markdown) else ""
 
 
 def on_config(config):
@@ -222,7 +221,7 @@ def on_page_markdown(markdown, page, config, files):
     project = Project()
     stem = page.file.src_path[: -len(".md")]
     snippets = provenance.page_snippets(markdown)
-    markdown = expand_tables(markdown, project)  # a table may quote values: {{ snippet.value }}
+    markdown = expand_tables(markdown, project)  # a table may quote values: {{ chapter.what.value }}
     markdown = inline_values(markdown, project, page.file.src_path) + notebook_box(markdown, stem, edition(config))
     if snippets:
         try:

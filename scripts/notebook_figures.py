@@ -2,7 +2,7 @@
 
 A notebook carries each figure inline (so a downloaded notebook is complete), and mkdocs-jupyter renders it as
 a base64 ``data:`` image with the alt text "No description has been provided for this image". On the site the
-same bytes already exist as docs/generated/<snippet>/<figure>.svg, so the page links that file instead (cached
+same bytes already exist as docs/generated/<chapter>/<what>/<figure>.svg, so the page links that file instead (cached
 once, loaded lazily) and uses the alt text the chapter gives the same figure.
 """
 
@@ -11,19 +11,20 @@ import hashlib
 import html
 import re
 
+from scripts.pipeline.references import read_page
+
 DATA_SVG = re.compile(r'<img alt="[^"]*" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=\s]+)"')
-CHAPTER_FIGURE = re.compile(r"!\[([^\]]*)\]\((generated/[a-z0-9_]+/[a-z0-9_-]+\.svg)\)")
 FALLBACK_ALT = "Figure drawn by the code cell above"
 
 
 def _svg_by_digest(generated):
     """{sha256 of an SVG's bytes: its path relative to docs/}."""
-    return {hashlib.sha256(p.read_bytes()).hexdigest(): f"generated/{p.parent.name}/{p.name}" for p in generated.glob("*/*.svg")}
+    return {hashlib.sha256(p.read_bytes()).hexdigest(): f"generated/{p.relative_to(generated).as_posix()}" for p in generated.glob("*/*/*.svg")}
 
 
 def chapter_alt_texts(markdown):
     """{figure path relative to docs/: alt text} of the figures a chapter shows."""
-    return {path: alt for alt, path in CHAPTER_FIGURE.findall(markdown)}
+    return {figure.path: figure.alt for figure in read_page(markdown).figures}
 
 
 def language_twin(path):

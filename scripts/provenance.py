@@ -10,27 +10,24 @@ to the copy of ``snippets/`` that the site serves (``copy_snippets``). Nothing i
 
 import html
 import json
-import re
 import shutil
 import subprocess
 from pathlib import Path
 
-USES = re.compile(
-    r'--8<--\s+"snippets/([a-z0-9_]+)\.py'  # code included from a snippet
-    r"|generated/([a-z0-9_]+)/"  # an output or figure of a snippet
-    r"|\{\{\s*([a-z0-9_]+)\.[a-z0-9_]+\s*\}\}"  # a value a snippet published
-)
+from scripts.pipeline.published import MANIFEST
+from scripts.pipeline.references import read_page
+
 LIBRARIES = (("python", "Python"), ("numpy", "NumPy"), ("matplotlib", "matplotlib"))
 
 
 def page_snippets(markdown):
     """Names of the snippets a chapter's Markdown uses, in order of first use."""
-    return list(dict.fromkeys(name for match in USES.finditer(markdown) for name in match.groups() if name))
+    return read_page(markdown).snippets
 
 
 def versions(generated, snippet):
     """The library versions a snippet's outputs were computed with, from its manifest."""
-    manifest = generated / snippet / "manifest.json"
+    manifest = generated / snippet / MANIFEST
     if not manifest.exists():
         raise FileNotFoundError(f"{manifest} is missing: run `make outputs` to compute snippets/{snippet}.py")
     recorded = json.loads(manifest.read_text(encoding="utf-8"))["versions"]

@@ -192,7 +192,7 @@ def test_unscaled_attention_starves_the_median_query():
     median_unscaled = np.median(np.linalg.norm(dq_unscaled, axis=-1))
     assert median_unscaled < 1e-3 * median_scaled
     assert np.median(w_unscaled.max(axis=-1)) > 0.9 > np.median(w_scaled.max(axis=-1))
-    values = published("backward_saturation")
+    values = published("backward/saturation")
     assert values["ratio_max"] > 1000
     assert values["median_dq_unscaled_max"] < 1e-3 * values["median_dq_scaled_max"]
     assert values["top_weight_unscaled_max"] > 0.9
@@ -219,7 +219,7 @@ def test_the_shape_of_the_median_query_gradient_over_d_k():
     unscaled_64 = median_rms_dq(64, 8.0)
     assert 0.5 * scaled[64] < unscaled_64 < scaled[64]  # below the scaled one, far from vanished
     assert median_rms_dq(128, np.sqrt(128)) > 0.1 * scaled[64] > median_rms_dq(256, 16.0)
-    values = published("backward_saturation")
+    values = published("backward/saturation")
     assert values["scaled_spread"] > 1.5 and values["flat_from_dk"] == 32
     assert values["crossover_dk"] == 64 and values["median_dq_unscaled_64"] > 0.5 * values["median_dq_scaled_64"]
     assert values["tenfold_dk"] == 256 and values["unscaled_peak_dk"] < 64
@@ -227,7 +227,7 @@ def test_the_shape_of_the_median_query_gradient_over_d_k():
 
 @pytest.mark.claim("The backward chapter's finite-difference checks report relative errors below 1e-7")
 def test_published_finite_difference_errors_are_small():
-    assert published("backward_gradcheck")["max_rel_error"] < TOLERANCE
-    assert published("backward_softmax")["rel_error_fd"] < TOLERANCE
-    assert published("backward_softmax")["max_diff_full"] < 1e-15
-    assert published("backward_paths")["max_diff_core"] < 1e-15
+    assert published("backward/gradcheck")["max_rel_error"] < TOLERANCE
+    assert published("backward/softmax")["rel_error_fd"] < TOLERANCE
+    assert published("backward/softmax")["max_diff_full"] < 1e-15
+    assert published("backward/paths")["max_diff_core"] < 1e-15

@@ -9,7 +9,7 @@ from generated import GENERATED, published, run_snippet
 
 from lib.plotting import CJK_FONT
 
-FIGURES = GENERATED / "sdpa_chinese"
+FIGURES = GENERATED / "scaled_dot_product/chinese"
 
 
 def font_path():
@@ -31,7 +31,7 @@ def test_every_chinese_character_is_drawn_with_its_own_glyph(figure):
     cmap = font.getBestCmap()
     svg = (FIGURES / figure).read_text(encoding="utf-8")
     drawn = glyph_ids(svg)
-    characters = set("".join(run_snippet("sdpa_chinese")["tokens"]))
+    characters = set("".join(run_snippet("scaled_dot_product/chinese")["tokens"]))
     if figure == "weights-zh.svg":
         characters |= set("注意力权重单头键被关注查询发出") - set("，（）")
     for character in sorted(characters):
@@ -42,7 +42,7 @@ def test_every_chinese_character_is_drawn_with_its_own_glyph(figure):
 
 
 def test_both_language_versions_show_the_same_weights():
-    weights = run_snippet("sdpa_chinese")["weights"]
+    weights = run_snippet("scaled_dot_product/chinese")["weights"]
     cells = [f"{w:.2f}" for w in weights.ravel()]
     for figure in ("weights.svg", "weights-zh.svg"):
         svg = (FIGURES / figure).read_text(encoding="utf-8")
@@ -52,8 +52,8 @@ def test_both_language_versions_show_the_same_weights():
 
 
 def test_the_description_names_each_rows_largest_weight():
-    weights, tokens = run_snippet("sdpa_chinese")["weights"], run_snippet("sdpa_chinese")["tokens"]
+    weights, tokens = run_snippet("scaled_dot_product/chinese")["weights"], run_snippet("scaled_dot_product/chinese")["tokens"]
     for language in ("description", "description_zh"):
-        text = published("sdpa_chinese")[language]
+        text = published("scaled_dot_product/chinese")[language]
         for row, column in enumerate(weights.argmax(axis=1)):
             assert f"{weights[row, column]:.2f}" in text and tokens[column] in text

@@ -36,7 +36,7 @@ def test_c000_01_the_function_is_about_twenty_statements():
     from lib.claims_seeds import SEED_000_CODE
 
     body = [line for line in SEED_000_CODE.splitlines()[2:] if line.strip() and not line.strip().startswith("#")]
-    assert 20 < len(body) <= 25 and len(body) == v("claims_seed000", "statements")
+    assert 20 < len(body) <= 25 and len(body) == v("claims/seed000", "statements")
     imports = ast.parse((ROOT / "snippets" / "lib" / "claims_seeds.py").read_text()).body
     assert [n.names[0].name for n in imports if isinstance(n, ast.Import)] == ["numpy"]
     assert kind("C000-01") == kind("C000-49") == "holds only when" and kind("C000-48") == "holds"
@@ -50,7 +50,7 @@ def test_c003_26_small_init_flattens_seed_003():
     scores = (x @ w_q) @ (x @ w_k).transpose(0, 2, 1) / math.sqrt(10)
     weights = np.exp(scores) / np.exp(scores).sum(-1, keepdims=True)
     assert np.abs(weights - 0.2).max() < 0.002
-    assert len({f"{w:.2f}" for w in weights[0].ravel()}) == 1 == v("claims_seed003", "n_labels")
+    assert len({f"{w:.2f}" for w in weights[0].ravel()}) == 1 == v("claims/seed003", "n_labels")
     output = weights @ (x @ w_v)
     assert output.std(axis=1).max() < 1e-3
     assert kind("C003-26") == kind("C003-32") == "does not hold" and kind("C003-31") == "holds only when"
@@ -66,4 +66,4 @@ def test_c003_28_seed_003_needs_batched_input():
     with pytest.raises(ValueError, match="axes don't match array"):
         layer.forward(np.ones((5, 10)))
     assert kind("C003-28") == "holds only when" and kind("C003-29") == kind("C003-30") == kind("C003-44") == "holds"
-    assert text("claims_seed003", "row_sum") == "1.000"
+    assert text("claims/seed003", "row_sum") == "1.000"

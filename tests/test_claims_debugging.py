@@ -14,7 +14,7 @@ from lib.attention import softmax
 
 @claim("C000-71")
 def test_c000_71_dead_head_at_six_tokens():
-    assert abs(v("claims_seed003", "six_min") - 1 / 6) < 0.01 and abs(v("claims_seed003", "six_max") - 1 / 6) < 0.01
+    assert abs(v("claims/seed003", "six_min") - 1 / 6) < 0.01 and abs(v("claims/seed003", "six_max") - 1 / 6) < 0.01
     assert kind("C000-71") == "holds"
 
 
@@ -23,7 +23,7 @@ def test_c000_66_clipping_changes_the_weights():
     row = [120.0, 80.0, 60.0, 0.0]
     clipped = softmax_row([min(max(s, -50), 50) for s in row])
     assert clipped[0] == pytest.approx(1 / 3) and softmax_row(row)[0] > 0.999999
-    assert text("debug_nan", "row_clipped_top") == f"{clipped[0]:.3f}" and text("debug_nan", "row_exact_top") == "1.000000"
+    assert text("debugging/nan", "row_clipped_top") == f"{clipped[0]:.3f}" and text("debugging/nan", "row_exact_top") == "1.000000"
     assert kind("C000-66") == "does not hold"
 
 
@@ -41,7 +41,7 @@ def test_c000_73_no_gradient_reaches_masked_scores():
     upstream = np.array([0.3, -1.0, 2.0, 5.0])
     d_scores = weights * (upstream - weights @ upstream)  # softmax's vector-Jacobian product
     assert d_scores[2] == 0.0 and d_scores[3] == 0.0 and not np.isnan(d_scores).any()
-    assert v("debug_gradients", "masked_grad_max") == 0.0 and kind("C000-73") == "does not hold" and kind("C000-72") == "holds"
+    assert v("debugging/gradients", "masked_grad_max") == 0.0 and kind("C000-73") == "does not hold" and kind("C000-72") == "holds"
 
 
 @claim("C000-78")
@@ -71,4 +71,4 @@ def test_c000_79_distance_penalty_moves_weight_far():
             grad[i] = (penalty(s + step) - penalty(s - step)) / 2e-6
         s -= grad
     assert mean_distance(s) > mean_distance(logits) + 0.3
-    assert v("claims_debugging", "mean_distance_after") > v("claims_debugging", "mean_distance_before") and kind("C000-79") == "holds"
+    assert v("claims/debugging", "mean_distance_after") > v("claims/debugging", "mean_distance_before") and kind("C000-79") == "holds"

@@ -15,7 +15,7 @@ def test_c000_39_fused_projection_is_concatenated_heads():
         np.testing.assert_allclose(fused[h], X @ w[:, 4 * h : 4 * h + 4], rtol=1e-12, atol=1e-14)
     assert kind("C000-39") == kind("C000-52") == kind("C000-38") == "does not hold"
     assert kind("C000-35") == kind("C000-36") == kind("C000-61") == "holds"
-    assert text("claims_heads", "split_shapes") == "(6, 128) -> (6, 2, 64) -> (2, 6, 64)"
+    assert text("claims/heads", "split_shapes") == "(6, 128) -> (6, 2, 64) -> (2, 6, 64)"
 
 
 @claim("C000-37")
@@ -32,4 +32,4 @@ def test_c000_37_softmax_axis_for_stacked_heads():
 @pytest.mark.parametrize("L,d_model,h", [(6, 128, 2), (10, 512, 8)])
 def test_g05_heads_cost_the_same(L, d_model, h):
     assert h * L * L * (d_model // h) == L * L * d_model
-    assert v("claims_heads", "madds_multi") == v("claims_heads", "madds_single") and kind("G-05") == "holds"
+    assert v("claims/heads", "madds_multi") == v("claims/heads", "madds_single") and kind("G-05") == "holds"

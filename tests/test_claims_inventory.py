@@ -1,6 +1,6 @@
 """The claims page's bookkeeping: the inventory, its counts, its tables, its references and the paper's numbers.
 
-The inventory (snippets/lib/claims_inventory.py) is the one list of claims; snippets/claims_summary.py publishes
+The inventory (snippets/lib/claims_inventory.py) is the one list of claims; snippets/claims/summary.py publishes
 one table per topic and the counts the page quotes. These tests check the committed outputs against the list,
 that every value an evidence text quotes exists, and the paper's numbers against the citation held here.
 """
@@ -9,11 +9,12 @@ import re
 
 import pytest
 from claims_support import GENERATED, INVENTORY, PAGE, TABLE_2, TABLE_3, VERDICTS, kind, text, v
-from generated import published
+from generated import published, published_table
 
-from lib.claims_inventory import TOPICS, references, table_rows
+from lib.claims_inventory import TOPICS, table_rows
+from scripts.pipeline.references import read_page, without_references
 
-SUMMARY = "claims_summary"
+SUMMARY = "claims/summary"
 
 
 def test_every_seed_claim_has_one_allowed_verdict():
@@ -35,20 +36,19 @@ def test_counts_on_the_page_come_from_the_inventory():
     assert v(SUMMARY, "verdicts") == VERDICTS
     page = PAGE.read_text(encoding="utf-8")
     for name in ("n_claims", "n_holds", "n_only_when", "n_fails", "n_unchecked"):
-        assert f"{{{{ {SUMMARY}.{name} }}}}" in page
+        assert (SUMMARY, name) in read_page(page).values
 
 
 def test_each_topic_table_is_on_the_page_and_shows_every_claim_once():
     page = PAGE.read_text(encoding="utf-8")
     seen = []
     for topic in TOPICS:
-        assert f'--8<-- "docs/generated/{SUMMARY}/table-claims_{topic}.md"' in page
-        lines = (GENERATED / SUMMARY / f"table-claims_{topic}.md").read_text(encoding="utf-8").splitlines()[2:]
-        assert len(lines) == len(table_rows(topic))
-        for line in lines:
-            cid, _, verdict, _ = [c.strip() for c in line.strip("|").split(" | ")]
-            assert verdict == f"**{VERDICTS[cid]}**"
-            seen.append(cid)
+        assert (SUMMARY, topic) in read_page(page).tables
+        rows = published_table(SUMMARY, topic)
+        assert len(rows) == len(table_rows(topic))
+        for row in rows:
+            assert row["Verdict"] == f"**{VERDICTS[row['ID']]}**"
+            seen.append(row["ID"])
     assert sorted(seen) == sorted(VERDICTS)
 
 
@@ -56,10 +56,10 @@ def test_each_topic_table_is_on_the_page_and_shows_every_claim_once():
 def test_every_quoted_value_exists():
     missing = []
     for cid, claim in INVENTORY.items():
-        for snippet, name in references(claim["evidence"]):
+        for snippet, name in read_page(claim["evidence"]).values:
             if not (GENERATED / snippet / "values.json").exists() or name not in published(snippet):
                 missing.append(f"{cid}: {snippet}.{name}")
-        assert "{" not in re.sub(r"\{\{ [a-z0-9_]+\.[a-z0-9_]+ \}\}", "", claim["evidence"]).replace("{t-1}", ""), cid
+        assert "{" not in without_references(claim["evidence"]).replace("{t-1}", ""), cid
     assert not missing, missing
 
 
@@ -86,10 +86,10 @@ def test_table_2_quoted_exactly():
     for model, (de, fr, m_de, e_de, m_fr, e_fr) in TABLE_2.items():
         row = f"| {model} | {de} | {fr} | ${m_de}\\cdot10^{{{e_de}}}$ | ${m_fr}\\cdot10^{{{e_fr}}}$ |"
         assert row in page, row
-    assert v("claims_why", "paper_big_en_de") == 28.4 and v("claims_why", "paper_big_en_fr") == 41.8
-    assert v("claims_why", "paper_base_en_de") == 27.3 and v("claims_why", "paper_gnmt_en_de") == 24.6
-    assert text("claims_why", "paper_gnmt_ens_en_de") == "26.30"
-    assert text("claims_why", "paper_flops_big") == "2.3·10^19"
+    assert v("claims/why", "paper_big_en_de") == 28.4 and v("claims/why", "paper_big_en_fr") == 41.8
+    assert v("claims/why", "paper_base_en_de") == 27.3 and v("claims/why", "paper_gnmt_en_de") == 24.6
+    assert text("claims/why", "paper_gnmt_ens_en_de") == "26.30"
+    assert text("claims/why", "paper_flops_big") == "2.3·10^19"
 
 
 @pytest.mark.claim("The page quotes Table 3 of Vaswani et al. 2017 exactly: base 25.8, one head 24.9, learned positions 25.7 (dev BLEU)")
@@ -97,8 +97,8 @@ def test_table_3_quoted_exactly():
     page = PAGE.read_text(encoding="utf-8")
     for variation, bleu in TABLE_3.items():
         assert f"| {variation} | {bleu} |" in page
-    assert (v("claims_why", "paper_dev_base"), v("claims_why", "paper_dev_one_head"),
-            v("claims_why", "paper_dev_learned_pe")) == (25.8, 24.9, 25.7)
+    assert (v("claims/why", "paper_dev_base"), v("claims/why", "paper_dev_one_head"),
+            v("claims/why", "paper_dev_learned_pe")) == (25.8, 24.9, 25.7)
     assert "41.0" in page  # the §6.1 prose figure, flagged on the page
 
 
@@ -107,8 +107,8 @@ def test_table_3_quoted_exactly():
 def test_typed_numbers_in_the_prose_are_citations():
     page = PAGE.read_text(encoding="utf-8")
     page = re.sub(r"```.*?```", "", page, flags=re.DOTALL)  # code and output blocks
-    page = re.sub(r"\{\{.*?\}\}", "", page)  # values from snippets
-    prose = "\n".join(line for line in page.splitlines() if not line.startswith(("|", "--8<--", "![")))
+    page = without_references(page)  # values from snippets, includes
+    prose = "\n".join(line for line in page.splitlines() if not line.startswith(("|", "![")))
     numbers = set(re.findall(r"(?<![\w.§:])\d+\.\d+(?![\w.])", prose))  # not §6.1, arXiv:1706.03762
     cited = {n for row in TABLE_2.values() for n in row[:2]} | set(TABLE_3.values()) | {"41.0", "41.8"}
     assert numbers and numbers <= cited, numbers - cited

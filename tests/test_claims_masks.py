@@ -25,14 +25,14 @@ def test_c000_43_subtracting_1e9_as_seed_000_does():
     exps = [math.exp(s) for s in all_masked]  # the seed's exp / sum: 0 / 0
     assert sum(exps) == 0.0
     assert softmax_row(all_masked) == pytest.approx(softmax_row(scores), abs=1e-6)  # max subtracted: unmasked row
-    assert v("claims_masks", "float64_naive_empty") == "36 NaN"
-    assert float(v("claims_masks", "float64_stable_empty")) < 1e-6
+    assert v("claims/masks", "float64_naive_empty") == "36 NaN"
+    assert float(v("claims/masks", "float64_stable_empty")) < 1e-6
     with np.errstate(over="ignore", invalid="ignore"):
         half = np.array(scores, dtype=np.float16) - 1e9 * np.array([0, 1, 1], dtype=np.float16)
     assert np.isnan(half[0]) and np.isneginf(half[1])  # float16 stores 1e9 as inf; inf * 0 = NaN on the visible key
-    assert v("claims_masks", "float16_naive_causal") == v("claims_masks", "float16_stable_causal") == "36 NaN"
+    assert v("claims/masks", "float16_naive_causal") == v("claims/masks", "float16_stable_causal") == "36 NaN"
     assert np.float32(3.0) - np.float32(1e9) == np.float32(1.0) - np.float32(1e9)  # float32: steps of 64 near 1e9
-    assert float(v("claims_masks", "float32_stable_empty")) > 0.01
+    assert float(v("claims/masks", "float32_stable_empty")) > 0.01
     assert kind("C000-43") == "holds only when" and kind("C000-44") == kind("C000-45") == "holds"
 
 
@@ -48,7 +48,7 @@ def test_g06_all_minus_inf_row_is_nan_in_the_naive_softmax():
     with np.errstate(invalid="ignore"):
         row = np.exp(np.full(4, -np.inf))
         assert np.isnan(row / row.sum()).all()
-    assert v("claims_masks", "fully_masked_inf_nan") == 6 and kind("G-06") == "does not hold"
+    assert v("claims/masks", "fully_masked_inf_nan") == 6 and kind("G-06") == "does not hold"
 
 
 @claim("C000-40")

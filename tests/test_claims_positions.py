@@ -53,21 +53,21 @@ def test_c000_30_seed_formula_is_the_paper_formula():
         for j in range(0, 16, 2):
             assert math.sin(p / 10000 ** (j / 16)) == pytest.approx(positional_encoding(p, j, 16), abs=1e-15)
             assert math.cos(p / 10000 ** (j / 16)) == pytest.approx(positional_encoding(p, j + 1, 16), abs=1e-15)
-    assert v("claims_positions", "pe_formula_error") < 1e-12 and kind("C000-30") == "holds"
+    assert v("claims/positions", "pe_formula_error") < 1e-12 and kind("C000-30") == "holds"
 
 
 @claim("C000-31")
 def test_c000_31_low_dimensions_are_high_frequency():
     periods = [2 * math.pi * 10000 ** (j / 128) for j in range(0, 128, 2)]
     assert periods == sorted(periods) and periods[0] == pytest.approx(2 * math.pi)
-    assert text("claims_positions", "period_last") == f"{periods[-1]:,.0f}"
+    assert text("claims/positions", "period_last") == f"{periods[-1]:,.0f}"
     assert kind("C000-31") == "does not hold"
 
 
 @claim("C000-32")
 def test_c000_32_positions_do_not_dominate_word_vectors():
     pe = np.array([[positional_encoding(p, i, 128) for i in range(128)] for p in range(200)])
-    assert pe.std() < 0.75 < 0.95 < v("claims_positions", "seed000_x_std") + 0.1
+    assert pe.std() < 0.75 < 0.95 < v("claims/positions", "seed000_x_std") + 0.1
     assert kind("C000-32") == "does not hold" and kind("C000-33") == "holds only when"
 
 
@@ -81,7 +81,7 @@ def test_c000_28_encodings_exist_far_away():
 @claim("C003-40")
 def test_c003_40_adding_keeps_the_width():
     assert (X + X).shape[-1] == 8 and np.concatenate([X, X], -1).shape[-1] == 16
-    assert (v("claims_heads", "add_width"), v("claims_heads", "concat_width")) == (128, 256) and kind("C003-40") == "holds only when"
+    assert (v("claims/heads", "add_width"), v("claims/heads", "concat_width")) == (128, 256) and kind("C003-40") == "holds only when"
 
 
 @claim("C000-88")
@@ -96,9 +96,9 @@ def test_c000_88_a_shift_is_a_rotation_of_each_frequency_pair(offset):
             rotated = (sin_p * math.cos(angle) + cos_p * math.sin(angle), cos_p * math.cos(angle) - sin_p * math.sin(angle))
             shifted = (positional_encoding(pos + offset, pair, d), positional_encoding(pos + offset, pair + 1, d))
             assert rotated == pytest.approx(shifted, abs=1e-12)
-    assert kind("C000-88") == "holds only when" and float(v("pe_relative", "rotation_max_error")) < 1e-12
+    assert kind("C000-88") == "holds only when" and float(v("positional_encoding/relative", "rotation_max_error")) < 1e-12
 
 
 @claim("C000-75")
 def test_c000_75_unused_rows_of_a_learned_table_get_no_gradient():
-    assert v("debug_positions", "unused_grad") == 0.0 and kind("C000-75") == "holds only when"
+    assert v("debugging/positions", "unused_grad") == 0.0 and kind("C000-75") == "holds only when"

@@ -41,7 +41,7 @@ def test_c000_58_self_match_wins_only_with_shared_projections():
 def test_c000_60_values_do_not_change_the_pattern():
     _, w1 = attend(X, W)
     _, w2 = attend(X, (W[0], W[1], rng.normal(size=(8, 8))))
-    assert np.abs(w1 - w2).max() == 0.0 and v("claims_qkv", "w_v_weight_change") == 0.0
+    assert np.abs(w1 - w2).max() == 0.0 and v("claims/qkv", "w_v_weight_change") == 0.0
     assert kind("C000-60") == "does not hold"
 
 
@@ -82,7 +82,7 @@ def test_c003_23_contribution_depends_on_value_length():
     values = np.array([[1.0, 0.0], [0.0, 3.0]])
     contributions = np.linalg.norm(weights[:, None] * values, axis=-1)
     assert contributions.argmax() != weights.argmax()
-    assert v("claims_qkv", "rows_top_weight_not_top_contribution") >= 1
+    assert v("claims/qkv", "rows_top_weight_not_top_contribution") >= 1
     assert kind("C003-23") == "holds only when"
 
 
@@ -101,7 +101,7 @@ def test_c003_24_value_gradient_is_weights_transposed_times_upstream():
         step[i] = 1e-6
         numeric[i] = (loss(val + step) - loss(val - step)) / 2e-6
     np.testing.assert_allclose(numeric, np.array(weights).T @ g, rtol=1e-6, atol=1e-8)
-    assert v("backward_gradcheck", "max_rel_error") < 1e-6 and kind("C003-24") == "holds"
+    assert v("backward/gradcheck", "max_rel_error") < 1e-6 and kind("C003-24") == "holds"
 
 
 @claim("G-01")

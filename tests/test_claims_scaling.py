@@ -29,15 +29,15 @@ def test_c000_16_dot_product_variance_is_d_k(d_k):
     local = np.random.default_rng(1000 + d_k)
     dots = np.einsum("nd,nd->n", local.standard_normal((20000, d_k)), local.standard_normal((20000, d_k)))
     assert dots.var() == pytest.approx(d_k, rel=0.05) and abs(dots.mean()) < 0.1 * math.sqrt(d_k)
-    assert v("claims_scaling", f"var_dot_{d_k}") == pytest.approx(d_k, rel=0.05)
-    assert v("claims_scaling", f"var_scaled_{d_k}") == pytest.approx(1.0, rel=0.05)
+    assert v("claims/scaling", f"var_dot_{d_k}") == pytest.approx(d_k, rel=0.05)
+    assert v("claims/scaling", f"var_scaled_{d_k}") == pytest.approx(1.0, rel=0.05)
     assert kind("C000-16") == kind("C000-20") == "holds"
 
 
 @claim("C000-17")
 def test_c000_17_two_sigma_share():
     expected = math.erf(2 / math.sqrt(2))  # P(|N(0, 64)| <= 16) = P(|Z| <= 2)
-    assert v("claims_scaling", "share_within_16") == pytest.approx(expected, abs=0.01)
+    assert v("claims/scaling", "share_within_16") == pytest.approx(expected, abs=0.01)
     assert kind("C000-17") == "holds"
 
 
@@ -46,7 +46,7 @@ def test_c000_18_saturation_is_about_gaps():
     assert math.exp(10) == pytest.approx(22026, abs=1) and math.exp(20) == pytest.approx(4.85e8, rel=0.01)
     assert softmax_row([1000.0, 1001.0, 1002.0]) == pytest.approx(softmax_row([0.0, 1.0, 2.0]), abs=1e-15)
     top = math.exp(10) / (math.exp(10) + 5)
-    assert text("claims_scaling", "gap10_top") == f"{top:.5f}"
+    assert text("claims/scaling", "gap10_top") == f"{top:.5f}"
     assert kind("C000-18") == "holds only when"
 
 
@@ -56,7 +56,7 @@ def test_c000_19_jacobian_vanishes_when_saturated():
     assert np.abs(np.diag(one_hot) - np.outer(one_hot, one_hot)).max() == 0.0
     uniform = np.full(4, 0.25)
     assert np.linalg.norm(np.diag(uniform) - np.outer(uniform, uniform)) > 0.4
-    assert v("sdpa_saturation", "jacobian_unscaled_64") < v("sdpa_saturation", "jacobian_scaled_64")
+    assert v("scaled_dot_product/saturation", "jacobian_unscaled_64") < v("scaled_dot_product/saturation", "jacobian_scaled_64")
     assert kind("C000-19") == kind("C003-19") == "holds"
 
 
@@ -66,7 +66,7 @@ def test_c000_21_unscaled_seed_code_gives_nan_not_0_999():
     assert scores.max() > math.log(np.finfo(float).max)
     with np.errstate(over="ignore", invalid="ignore"):
         naive = np.exp(scores) / np.exp(scores).sum(-1, keepdims=True)
-    assert np.isnan(naive).any() and v("sdpa_seed_claims", "s000_nan_rows") >= 1
+    assert np.isnan(naive).any() and v("scaled_dot_product/seed_claims", "s000_nan_rows") >= 1
     assert kind("C000-21") == "does not hold"
 
 

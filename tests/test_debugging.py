@@ -100,14 +100,14 @@ def test_length_mask_fix_matches_loop_oracle(L):
 
 @pytest.mark.claim("The seed's check print(Q.shape, K.shape, V.shape) shows healthy shapes; the failing operands are scores and mask")
 def test_page_shape_messages_are_the_real_ones():
-    vals = values("debug_shapes")
+    vals = values("debugging/shapes")
     assert vals["seed_broadcast_error"]["value"].startswith("ValueError: operands could not be broadcast together")
     assert "mismatch in its core dimension" in vals["naive_matmul_error"]["value"]
     assert "broadcast" not in vals["naive_matmul_error"]["value"]
     assert vals["core_qk_error"]["value"] == "ValueError: q and k must share the last dimension d_k; got q (7, 64), k (7, 128)"
     assert vals["core_mask_error"]["value"] == "ValueError: mask of shape (6, 6) does not broadcast to the scores' shape (7, 7)"
     assert "could not be broadcast together" in vals["batch_broadcast_error"]["value"]
-    stdout = (GENERATED / "debug_shapes" / "stdout.txt").read_text()
+    stdout = (GENERATED / "debugging/shapes" / "stdout.txt").read_text()
     assert "seed's check  -> Q (7, 64), K (7, 64), V (7, 64)" in stdout
     assert "better check  -> scores (7, 7), mask (6, 6)" in stdout
 
@@ -124,8 +124,8 @@ def test_head_split_right_and_wrong(L, h, d_head):
     assert wrong.shape == per_head.shape
     if h > 1:
         assert not np.allclose(wrong, per_head)
-    assert value("debug_shapes", "right_split_error") == 0.0
-    assert value("debug_shapes", "wrong_split_error") > 1.0
+    assert value("debugging/shapes", "right_split_error") == 0.0
+    assert value("debugging/shapes", "wrong_split_error") > 1.0
 
 
 # ---------------------------------------------------------------- one-hot and uniform weights
@@ -170,7 +170,7 @@ def test_score_std_formula(std):
 def test_small_init_gives_uniform_rows(L):
     _, weights = head_weights(0.01, L=L)
     assert np.abs(weights - 1 / L).max() < 0.01
-    vals = values("debug_saturation")
+    vals = values("debugging/saturation")
     assert vals["small_min_weight"]["value"] > 0.13 and vals["small_max_weight"]["value"] < 0.15
     assert vals["std1_row_max"]["value"] > 0.95 and vals["fixed_row_max"]["value"] < 0.6
 
@@ -199,7 +199,7 @@ def test_clip_distorts_weights_and_gradients():
     loss = lambda s: naive_softmax(np.clip(s, -50, 50)) @ np.array([1.0, 2.0, 3.0, 4.0])  # noqa: E731
     grad = numeric_gradient(loss, row)
     assert np.all(grad[:3] == 0.0)
-    vals = values("debug_nan")
+    vals = values("debugging/nan")
     assert vals["nan_rows"]["value"] >= 1 and vals["clip_weight_error"]["value"] > 0.5
     assert vals["row_clipped_top"]["text"] == "0.333"
 
@@ -244,7 +244,7 @@ def test_the_page_runs_seed_000s_own_masking_lines():
     )
     if seed_file:  # the stored seed lost its '=' signs; the operation itself is there
         assert "scores - 1e9 * mask" in seed_file[0].read_text(encoding="utf-8")
-    source = (ROOT / "snippets" / "debug_masked_rows.py").read_text(encoding="utf-8")
+    source = (ROOT / "snippets" / "debugging" / "masked_rows.py").read_text(encoding="utf-8")
     assert "seed_scores = scores - 1e9 * mask" in source and "naive_softmax(seed_scores)" in source
 
 
@@ -261,7 +261,7 @@ def test_seed_000_subtraction_on_a_row_with_no_visible_key(L):
     np.testing.assert_allclose(stable[0], exact_softmax(scores[0]), atol=1e-6)  # the unmasked row
     assert np.abs(stable[0] - 1 / L).max() > 1e-3 or L == 1  # not uniform
     np.testing.assert_allclose(stable[1:], softmax(np.where(mask[1:] == 0, scores[1:], -np.inf)), atol=1e-15)
-    vals = values("debug_masked_rows")
+    vals = values("debugging/masked_rows")
     assert vals["seed_nan_rows"]["value"] == vals["blind_queries"]["value"] == 2
     assert vals["seed_stable_vs_unmasked"]["value"] < 1e-6
     assert vals["seed_stable_row0_future_weight"]["value"] > 0.5
@@ -279,21 +279,21 @@ def test_seed_000_constant_in_float32_and_float16():
         assert product.dtype == np.float16 and np.isnan(product[mask16 == 0]).all()  # inf * 0
         assert np.isnan(seed_000_lines(np.zeros((4, 4), dtype=np.float16), mask16)).all()
     assert np.float16(-1e4) == -1e4
-    table = {(row["dtype"], row["constant"]): row for row in published_table("debug_masked_rows", "dtypes")}
+    table = {(row["dtype"], row["constant"]): row for row in published_table("debugging/masked_rows", "dtypes")}
     assert table["float64", "1e+09"]["seed's exp / sum: no visible key"] == "NaN"
     assert table["float64", "1e+09"]["max-subtracting: no visible key"] == "the unmasked row"
     assert table["float32", "1e+09"]["max-subtracting: no visible key"].startswith("uniform")
     assert table["float32", "1e+04"]["max-subtracting: no visible key"] == "the unmasked row"
     assert table["float16", "1e+09"]["max-subtracting: rows with a visible key"] == "NaN"
     assert table["float16", "1e+04"]["max-subtracting: rows with a visible key"].startswith("correct")
-    vals = values("debug_masked_rows")
+    vals = values("debugging/masked_rows")
     assert vals["float16_of_1e9"]["value"] == "inf" and vals["float16_1e9_nan_rows"]["value"] == 5
     assert vals["float32_spacing_at_1e9"]["value"] == 64.0
 
 
 @pytest.mark.claim("The core keeps a NaN visible: one NaN in a query gives a NaN output row there, and rows with no visible key stay zero")
 def test_published_nan_propagation():
-    vals = values("debug_masked_rows")
+    vals = values("debugging/masked_rows")
     assert vals["core_nan_rows"]["value"] == '"cat"' and vals["core_zero_rows"]["value"] == 2
 
 
@@ -318,7 +318,7 @@ def test_gradient_at_masked_scores_is_zero(L):
 
 @pytest.mark.claim("The core backward pass agrees with finite differences (gradcheck) to about 1e-9")
 def test_published_gradcheck():
-    vals = values("debug_gradients")
+    vals = values("debugging/gradients")
     assert vals["gradcheck_worst"]["value"] < 1e-7
     assert vals["masked_grad_max"]["value"] == 0.0
 
@@ -335,7 +335,7 @@ def test_l1_penalty_has_zero_gradient(row):
 
 
 def test_published_penalty_descent():
-    vals = values("debug_gradients")
+    vals = values("debugging/gradients")
     assert vals["top_after_l1"]["text"] == vals["top_before"]["text"]
     assert vals["top_after_entropy"]["value"] > vals["top_before"]["value"] + 0.3
     assert vals["l1_grad_max"]["value"] < 1e-8 < 0.1 < vals["entropy_grad_max"]["value"]
@@ -359,7 +359,7 @@ def test_padding_mask_fix(n_real, n):
     assert not np.allclose(unmasked_out[0, :n_real], alone_out)
     assert padding_weight(masked_w, [n_real]) == 0.0
     np.testing.assert_allclose(masked_out[0, :n_real], alone_out, rtol=1e-12, atol=1e-14)
-    vals = values("debug_padding")
+    vals = values("debugging/padding")
     assert vals["padding_mask_pad_weight"]["value"] == 0.0 and vals["no_mask_pad_weight"]["value"] > 0.1
     assert vals["padding_mask_invariance"]["value"] == 0.0 and vals["no_mask_invariance"]["value"] > 0.01
 
@@ -390,8 +390,8 @@ def test_future_leak_detects_bugs_and_passes_the_fix(L):
         assert leak_by_hand(bad, x, w) > 1e-3
         assert future_leak(lambda x_: scaled_dot_product_attention(x_ @ w[0], x_ @ w[1], x_ @ w[2], bad)[0], x) > 1e-3
     assert future_leak(lambda x_: scaled_dot_product_attention(x_ @ w[0], x_ @ w[1], x_ @ w[2], causal_mask(L))[0], x) == 0.0
-    assert value("debug_leak", "leak_causal") == 0.0
-    assert min(value("debug_leak", n) for n in ("leak_none", "leak_off_by_one", "leak_inverted")) > 0.1
+    assert value("debugging/leak", "leak_causal") == 0.0
+    assert min(value("debugging/leak", n) for n in ("leak_none", "leak_off_by_one", "leak_inverted")) > 0.1
 
 
 @pytest.mark.claim("Subtracting the mask after the softmax gives weights near -1e9, not an 'ineffective' mask")
@@ -424,9 +424,9 @@ def test_multiplying_by_the_mask_after_the_softmax_leaks(L):
     assert np.abs(multiply_after_softmax(changed, w)[:-1] - base[:-1]).max() > 1e-3  # earlier outputs move
     renormalised = multiply_after_softmax(changed, w, renormalise=True)[:-1]
     np.testing.assert_allclose(renormalised, multiply_after_softmax(x, w, renormalise=True)[:-1], atol=1e-12)
-    assert value("debug_leak", "leak_multiply_after") > 0.1
-    assert value("debug_leak", "leak_renormalised") < 1e-12
-    assert value("debug_leak", "leak_causal") == 0.0
+    assert value("debugging/leak", "leak_multiply_after") > 0.1
+    assert value("debugging/leak", "leak_renormalised") < 1e-12
+    assert value("debugging/leak", "leak_causal") == 0.0
 
 
 # ---------------------------------------------------------------- the first word
@@ -453,7 +453,7 @@ def test_causal_first_key_baseline(L):
     q = np.zeros((L, 4))  # equal scores: every row spreads its weight evenly
     _, weights = scaled_dot_product_attention(q, q, q, causal_mask(L))
     assert weights[:, 0].mean() == pytest.approx(sum(1 / i for i in range(1, L + 1)) / L, rel=1e-12)
-    vals = values("debug_first_token")
+    vals = values("debugging/first_token")
     assert vals["causal_baseline"]["text"] == f"{sum(1 / i for i in range(1, 8)) / 7:.3f}"
     assert abs(vals["causal_measured"]["value"] - vals["causal_baseline"]["value"]) < 0.05
     assert vals["pe_fix_change"]["value"] == 0.0 and vals["weights_change"]["value"] == 0.0
@@ -499,7 +499,7 @@ def test_unused_position_rows_get_no_gradient():
 
     grad = numeric_gradient(loss, table)
     assert np.all(grad[6:] == 0.0) and np.abs(grad[:6]).min(axis=-1).max() > 0
-    assert value("debug_positions", "unused_grad") == 0.0
+    assert value("debugging/positions", "unused_grad") == 0.0
 
 
 @pytest.mark.claim("Resampling sinusoidal encodings down to 128 positions and back destroys the fast dimensions, keeps the slow ones")
@@ -511,4 +511,4 @@ def test_resampling_positions_breaks_fast_dimensions():
     for column, bound in ((fast, lambda e: e > 1.0), (slow, lambda e: e < 1e-6)):
         back = np.interp(positions, coarse_at, np.interp(coarse_at, positions, column))
         assert bound(np.abs(back - np.array(column)).max())
-    assert value("debug_positions", "resample_error_fast") > 1.0
+    assert value("debugging/positions", "resample_error_fast") > 1.0

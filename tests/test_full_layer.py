@@ -20,8 +20,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def layer():
-    """The globals of snippets/layer_batch.py after it ran (its own published values kept apart)."""
-    return run_snippet("layer_batch")
+    """The globals of snippets/full_layer/batch.py after it ran (its own published values kept apart)."""
+    return run_snippet("full_layer/batch")
 
 
 def oracle_alone(layer, tokens, causal=True):
@@ -46,7 +46,7 @@ def test_padding_keys_get_exactly_zero(layer):
     for b, n in enumerate(lengths):
         assert (weights[b, :, :, n:] == 0.0).all()
         np.testing.assert_allclose(weights[b, :, :n].sum(-1), 1.0, rtol=0, atol=1e-12)
-    values = published("layer_batch")
+    values = published("full_layer/batch")
     assert values["max_pad_weight"] == 0.0
     B, h, L, _ = weights.shape
     assert values["n_pad_weights"] == sum(h * L * (L - n) for n in lengths)
@@ -57,7 +57,7 @@ def test_each_sentence_equals_itself_alone(layer):
     s, lengths = layer["attention_layer"](layer["sentences"])
     for b, tokens in enumerate(layer["sentences"]):
         np.testing.assert_allclose(s["output"][b, : len(tokens)], oracle_alone(layer, tokens), rtol=0, atol=1e-12)
-    values = published("layer_batch")
+    values = published("full_layer/batch")
     assert values["alone_max_error"] < 1e-12 and values["core_max_error"] < 1e-12
     assert values["lengths"] == ", ".join(str(len(t)) for t in layer["sentences"])
     assert len(set(values["lengths"].split(", "))) > 1  # the batch really mixes lengths
@@ -88,17 +88,17 @@ def test_encoder_needs_the_padding_mask(layer):
         error = max(np.abs(s["output"][b, :n] - oracle_alone(layer, sentences[b], causal=False)).max()
                     for b, n in enumerate(lengths))
         assert (error < 1e-12) == should_match
-    values = published("layer_batch")
+    values = published("full_layer/batch")
     assert values["encoder_pad_mask_error"] < 1e-12 and values["causal_only_error"] < 1e-12
     assert values["encoder_no_pad_mask_leak"] > 0.1 and values["encoder_no_pad_mask_error"] > 0.1
     assert values["causal_only_pad_query_leak"] > 0.1
 
 
 def test_shape_table_matches_its_axis_letters():
-    values = published("layer_batch")
+    values = published("full_layer/batch")
     sizes = {"B": values["batch_size"], "L": values["padded_length"], "h": values["n_heads"],
              "d_model": values["d_model"], "d_head": values["d_model"] // values["n_heads"]}
-    rows = published_table("layer_batch", "shapes")
+    rows = published_table("full_layer/batch", "shapes")
     assert len(rows) >= 12
     for row in rows:
         axes = [a.strip() for a in row["axes"].strip("()").split(",")]
@@ -107,6 +107,6 @@ def test_shape_table_matches_its_axis_letters():
 
 
 def test_every_stage_links_an_existing_chapter():
-    for row in published_table("layer_batch", "shapes"):
+    for row in published_table("full_layer/batch", "shapes"):
         page = re.fullmatch(r"\[.+\]\(([a-z-]+\.md)\)", row["stage (links to its chapter)"]).group(1)
         assert (REPO / "docs" / page).is_file(), page

@@ -27,7 +27,7 @@ def test_home_links_every_chapter_in_the_nav():
 
 @pytest.mark.claim("Every step on the home page's map links to the chapter that explains it")
 def test_every_stage_links_an_existing_chapter():
-    rows = published_table("home_pipeline", "stages")
+    rows = published_table("index/pipeline", "stages")
     assert [int(r["#"]) for r in rows] == list(range(1, len(rows) + 1))
     for row in rows:
         page = LINK.search(row["chapter"]).group(1)
@@ -40,15 +40,15 @@ def test_every_stage_links_an_existing_chapter():
 
 @pytest.mark.claim("The home page's map follows the order of the menu")
 def test_map_steps_follow_the_menu():
-    chapters = [LINK.search(r["chapter"]).group(1) for r in published_table("home_pipeline", "stages")]
+    chapters = [LINK.search(r["chapter"]).group(1) for r in published_table("index/pipeline", "stages")]
     positions = [NAV.index(page) for page in chapters]
     assert positions == sorted(positions), chapters
 
 
 def test_the_figure_text_names_the_map_steps_in_order():
     """The alt text lists the steps as the table does, with the right count."""
-    steps = [r["step"] for r in published_table("home_pipeline", "stages")]
-    alt = re.search(r"!\[(.*?)\]\(generated/home_pipeline/pipeline.svg\)", HOME.read_text(encoding="utf-8")).group(1)
+    steps = [r["step"] for r in published_table("index/pipeline", "stages")]
+    alt = re.search(r"!\[(.*?)\]\(generated/index/pipeline/pipeline.svg\)", HOME.read_text(encoding="utf-8")).group(1)
     assert f"A flow chart of {NUMBER_WORDS[len(steps)]} boxes" in alt
     listed = alt.split("order of the menu: ", 1)[1].split(". ", 1)[0].split(", ")
     assert listed == [s.replace("+ ", "plus ").replace("Q, K, V", "Q K V") for s in steps]
@@ -62,7 +62,7 @@ def test_map_shapes_match_the_core_module():
     w_q, w_k, w_v = projection_weights()
     output, weights = scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v, causal_mask(len(tokens)))
     mixed, head_weights = multi_head_attention(x, w_q, w_k, w_v, np.eye(8), 2, causal_mask(len(tokens)))
-    shapes = {r["step"]: r["shape"] for r in published_table("home_pipeline", "stages")}
+    shapes = {r["step"]: r["shape"] for r in published_table("index/pipeline", "stages")}
     assert shapes["tokens"] == shapes["softmax"] == str((len(tokens),))
     assert shapes["embeddings"] == shapes["+ positions"] == shapes["Q, K, V"] == str(x.shape)
     assert shapes["scaled scores"] == shapes["mask"] == str(weights.shape)
@@ -77,4 +77,4 @@ def test_home_says_what_the_site_is_and_how_to_read_it():
     assert "verified by the build" in opening and "computed by" in opening
     for way in ("make serve", "python snippets/<name>.py", "Online"):
         assert way in text
-    assert "generated/home_pipeline/pipeline.svg" in text and "/// caption" in text
+    assert "generated/index/pipeline/pipeline.svg" in text and "/// caption" in text

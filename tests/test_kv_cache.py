@@ -120,11 +120,11 @@ def test_cache_bytes_formula():
     for n_heads, d_head, length, dtype in [(2, 4, 7, np.float64), (12, 64, 100, np.float16), (1, 3, 1, np.float32)]:
         cache = KVCache(n_heads, d_head, length, dtype)
         assert cache.nbytes == 2 * length * n_heads * d_head * np.dtype(dtype).itemsize
-    assert published("kv_memory")["bytes_per_token_per_layer"] == 2 * 8 * 8
+    assert published("kv_cache/memory")["bytes_per_token_per_layer"] == 2 * 8 * 8
 
 
 def test_cached_generation_snippet_agrees():
-    values = published("kv_generate")
+    values = published("kv_cache/generate")
     assert values["same_tokens"] is True
     assert values["max_error_vs_full"] < 1e-12
     assert values["max_error_vs_recompute"] < 1e-12
@@ -133,7 +133,7 @@ def test_cached_generation_snippet_agrees():
 
 @pytest.mark.claim("the multiply-adds of a whole generation, with and without a cache, are the sums of the per-step counts")
 def test_published_totals_match_a_loop():
-    values = published("kv_cost")
+    values = published("kv_cache/cost")
     d, n = values["d_model"], values["n_steps"]
     with_cache = sum(4 * d * d + 2 * t * d for t in range(1, n + 1))  # closed forms, summed the slow way
     without = sum(t * (4 * d * d + 2 * t * d) for t in range(1, n + 1))

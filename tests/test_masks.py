@@ -62,7 +62,7 @@ def test_zero_pad_key_gets_weight_without_mask():
     q, k, v = ((x_b @ w).tolist() for w in (w_q, w_k, w_v))
     _, weights = oracle_attention(q, k, v)
     pad_share = max(sum(row[4:]) for row in weights[:4])
-    values = published("masks_kinds")
+    values = published("masks/kinds")
     assert values["pad_weight_no_mask"] == pytest.approx(pad_share, abs=1e-12) and pad_share > 0.3
     assert values["pad_weight_masked"] == 0.0 and values["future_weight_causal"] == 0.0
     assert values["same_first_rows"] is True
@@ -99,7 +99,7 @@ def test_after_softmax_variants(seed, n):
 
 
 def test_published_after_softmax_numbers():
-    values = published("masks_additive") | published("masks_after_softmax")
+    values = published("masks/additive") | published("masks/after_softmax")
     assert values["bool_vs_additive"] == 0.0
     assert values["renormalise_error"] < 1e-15
     assert values["no_renorm_error"] > 0.5 and values["no_renorm_min_sum"] < 0.5
@@ -133,7 +133,7 @@ def test_minus_1e9_equals_minus_inf(seed, n):
 def test_float16_overflow():
     largest = (2 - 2**-10) * 2**15  # the largest float16: 10-bit mantissa, exponent 15
     assert largest == 65504
-    values = published("masks_large_negative")
+    values = published("masks/large_negative")
     assert values["float16_max"] == largest == float(np.finfo(np.float16).max)
     with np.errstate(over="ignore"):
         assert np.float16(-1e9) == -np.inf
@@ -164,11 +164,11 @@ def test_fully_masked_row_conventions(z):
 
 
 def test_published_fully_masked_table():
-    values = published("masks_large_negative")
+    values = published("masks/large_negative")
     assert values["inf_vs_1e9"] == 0.0 and values["masked_weight_1e9"] == 0.0 and values["first_row_1e9"] == 1.0
     assert values["add_1e9_vs_unmasked"] < 1e-6
     assert values["core_output_max"] == 0.0
-    rows = {row["convention"]: row['weights of "cat" when every key is masked'] for row in published_table("masks_large_negative", "fully_masked")}
+    rows = {row["convention"]: row['weights of "cat" when every key is masked'] for row in published_table("masks/large_negative", "fully_masked")}
     assert rows["fill -inf, exp / sum"].count("nan") == len(TOKENS)
     assert rows["fill -inf, subtract the max"].count("nan") == len(TOKENS)
     assert rows["fill -1e9 in float16, subtract the max"].count("nan") == len(TOKENS)
@@ -213,7 +213,7 @@ def test_leakage(seed, n):
 
 
 def test_published_leakage():
-    values = published("masks_leakage")
+    values = published("masks/leakage")
     assert values["causal_max_change"] == 0.0
     for name in ("transposed_max_change", "off_by_one_max_change", "no_mask_max_change"):
         assert values[name] > 0.1
@@ -226,6 +226,6 @@ def test_hard_coded_mask_error():
         _ = attention_scores(q, k) - 1e9 * np.triu(np.ones((6, 6)), k=1)
     with pytest.raises(ValueError, match=r"mask of shape \(6, 6\) does not broadcast to the scores' shape \(5, 5\)"):
         scaled_dot_product_attention(q, k, v, mask=causal_mask(6))
-    stdout = (GENERATED / "masks_seed_shape" / "stdout.txt").read_text(encoding="utf-8")
+    stdout = (GENERATED / "masks/seed_shape" / "stdout.txt").read_text(encoding="utf-8")
     assert "operands could not be broadcast together with shapes (5,5) (6,6)" in stdout
     assert "mask of shape (6, 6) does not broadcast to the scores' shape (5, 5)" in stdout

@@ -71,7 +71,7 @@ def test_reshape_only_cuts_the_sentence():
     heads = reshape_only_by_index(tags, h)
     held = [sorted({value for row in head for value in row}) for head in heads]
     misplaced = sum(any(value != p for value in heads[i][p]) for i in range(h) for p in range(L))
-    values = published("mha_split_merge")
+    values = published("multi_head/split_merge")
     assert values["wrong_head0_positions"] == ", ".join(TOKENS[p] for p in held[0])
     assert values["wrong_head1_positions"] == ", ".join(TOKENS[p] for p in held[1])
     assert (values["wrong_rows_misplaced"], values["head_rows"]) == (misplaced, h * L) == (12, 14)
@@ -92,13 +92,13 @@ def test_who_moves_with_the_loop_oracle():
         nudged[0] += 1.0
         moved = np.abs(loop_multi_head(nudged, w_q, w_k, w_v, w_o, 2, split, allowed) - base).max(axis=1) > 1e-12
         reach[split.__name__] = int(moved.sum())
-    values = published("mha_split_merge")
+    values = published("multi_head/split_merge")
     assert reach["split_by_index"] == values["right_first_word_reach"] == len(TOKENS)
     assert reach["reshape_only_by_index"] == values["wrong_first_word_reach"] == 4
     right = loop_multi_head(x, w_q, w_k, w_v, w_o, 2, split_by_index, allowed)
     core, _ = multi_head_attention(x, w_q, w_k, w_v, w_o, 2, causal_mask(len(TOKENS)))
     np.testing.assert_allclose(core, right, rtol=0, atol=1e-12)
-    assert published("mha_heads")["heads_max_error_vs_core"] < 1e-12
+    assert published("multi_head/heads")["heads_max_error_vs_core"] < 1e-12
 
 
 @pytest.mark.parametrize("d_model,h", [(PAPER["d_model"], PAPER["h"]), (128, 2)])
@@ -117,7 +117,7 @@ def test_fused_equals_separate_with_the_loop_oracle(d_model, h):
     fused_form, _ = multi_head_attention(x, *fused, w_o, h, causal_mask(L))
     np.testing.assert_allclose(fused_form, paper_form, rtol=0, atol=1e-12)
     key = "paper" if d_model == PAPER["d_model"] else "tutorial"
-    values = published("mha_fused_vs_separate")
+    values = published("multi_head/fused_vs_separate")
     assert values[f"{key}_max_error"] < 1e-12 and values[f"{key}_slice_error"] < 1e-12
     assert values[f"{key}_params_w_q"] == h * d_model * d_k == d_model * d_model
 
@@ -126,7 +126,7 @@ def test_the_paper_quote_and_the_snippet_sizes_agree():
     text = CHAPTER.read_text(encoding="utf-8")
     assert "we employ $h = 8$ parallel attention layers, or heads" in text
     assert r"$d_k = d_v = d_{\text{model}}/h = 64$" in text
-    values = published("mha_fused_vs_separate")
+    values = published("multi_head/fused_vs_separate")
     assert (values["paper_h"], values["paper_d_k"], values["paper_d_model"]) == (PAPER["h"], PAPER["d_k"], PAPER["d_model"])
     assert values["tutorial_d_model"] == 128 and values["tutorial_d_k"] == 64
 
@@ -140,13 +140,13 @@ def test_shared_matrix_collapses_the_heads():
     assert np.array_equal(weights[0], weights[1])
     _, weights = multi_head_attention(x, w_q, w_k, w_v, np.eye(8), 2, causal_mask(len(TOKENS)))
     assert np.abs(weights[0] - weights[1]).max() > 0.1
-    values = published("mha_fused_vs_separate")
+    values = published("multi_head/fused_vs_separate")
     assert values["shared_heads_difference"] == 0.0 and values["separate_heads_difference"] > 0.1
 
 
 @pytest.mark.claim("Without W_o each output feature comes from one head; with W_o every output feature depends on every head")
 def test_w_o_mixes_the_heads():
-    values = published("mha_heads")
+    values = published("multi_head/heads")
     assert (values["head1_concat_features"], values["head1_output_features"], values["d_model"]) == (4, 8, 8)
     rng = np.random.default_rng(3)
     heads = rng.normal(size=(2, 7, 4))

@@ -64,7 +64,7 @@ def test_tiled_attention_batched():
 
 
 def test_published_errors_are_at_rounding_level():
-    values = published("online_steps")
+    values = published("online_softmax/steps")
     for name in ("softmax_max_error", "sentence_max_error", "long_max_error"):
         assert values[name] < 1e-13
 
@@ -102,7 +102,7 @@ def test_memory_scaling_in_a_fresh_process():
 
 
 def test_published_memory_values():
-    values = published("online_memory")
+    values = published("online_softmax/memory")
     assert 1.9 < values["slope_naive"] < 2.1
     assert values["tiled_extra_is_constant"] is True
     assert values["naive_arrays"] > 2

@@ -75,7 +75,7 @@ def test_multi_head_attention_is_equivariant_too():
     "differ"
 )
 def test_self_attention_is_not_invariant():
-    values = published("order_permutation")
+    values = published("order_matters/permutation")
     assert values["invariance_error"] > 0.1
     assert values["equivariance_error"] < 1e-14 and values["pooled_error"] < 1e-14
     assert values["weights_error"] < 1e-14 and values["cat_row_error"] < 1e-14
@@ -93,7 +93,7 @@ def test_positions_and_causal_mask_break_equivariance():
     with_mask = loop_self_attention(x[perm], *w, mask) - loop_self_attention(x, *w, mask)[perm]
     assert np.abs(with_pe).max() > 1e-3
     assert np.abs(with_mask).max() > 1e-3
-    values = published("order_permutation")
+    values = published("order_matters/permutation")
     for name in ("pe_equivariance_error", "pe_pooled_error", "mask_equivariance_error", "mask_pooled_error"):
         assert values[name] > 0.01, name
 
@@ -122,5 +122,5 @@ def test_concatenation_is_two_projections_added():
     x, pe, w = rng.normal(size=(7, 8)), sinusoidal_positions(7, 8), rng.normal(size=(16, 5))
     np.testing.assert_allclose(np.hstack([x, pe]) @ w, x @ w[:8] + pe @ w[8:], atol=1e-13)
     np.testing.assert_allclose(np.hstack([x, pe]) @ np.vstack([w[:8], w[:8]]), (x + pe) @ w[:8], atol=1e-13)
-    values = published("pe_add_vs_concat")
+    values = published("order_matters/add_vs_concat")
     assert max(values["concat_split_error"], values["tied_add_error"], values["four_term_error"]) < 1e-13

@@ -43,9 +43,9 @@ def test_core_matches_the_formula_oracle(p, pair, half):
 
 
 def test_the_snippet_loop_matches_the_core_module():
-    pe_loop = run_snippet("pe_heatmap")["pe_loop"]
+    pe_loop = run_snippet("positional_encoding/heatmap")["pe_loop"]
     np.testing.assert_allclose(pe_loop(50, 12), sinusoidal_positions(50, 12), atol=1e-12)
-    assert published("pe_heatmap")["loop_max_error"] < 1e-13
+    assert published("positional_encoding/heatmap")["loop_max_error"] < 1e-13
 
 
 @pytest.mark.claim(
@@ -53,7 +53,7 @@ def test_the_snippet_loop_matches_the_core_module():
     'between their encodings'
 )
 def test_the_and_the_differ_only_by_their_encodings():
-    values = published("pe_heatmap")
+    values = published("positional_encoding/heatmap")
     assert values["the_embedding_difference"] == 0.0
     pe = sinusoidal_positions(5, 8)
     assert math.isclose(values["the_input_difference"], np.linalg.norm(pe[0] - pe[4]), rel_tol=1e-12)
@@ -72,7 +72,7 @@ def test_small_index_is_high_frequency():
     assert np.all(np.diff(sines) < 0)  # every sine column changes less than the one before it
     # independent period estimate for dimension 0: the sine repeats after 2 pi, the nearest integer shifts miss
     assert np.max(np.abs(np.sin(np.arange(100) + 2 * np.pi) - np.sin(np.arange(100)))) < 1e-12
-    values = published("pe_wavelengths")
+    values = published("positional_encoding/wavelengths")
     assert math.isclose(values["shortest"], 2 * math.pi, rel_tol=1e-12)
     assert math.isclose(values["period_dim0_measured"], 2 * math.pi, rel_tol=1e-3)
     assert values["longest"] < values["paper_upper"] == 10000 * 2 * math.pi
@@ -101,12 +101,12 @@ def test_shift_is_one_linear_map_found_by_least_squares(d_model, k):
     np.testing.assert_allclose(fits[0], fits[1], atol=1e-8)
     np.testing.assert_allclose(fits[0].T @ fits[0], np.eye(d_model), atol=1e-8)
     if d_model == 16:
-        shift_matrix = run_snippet("pe_relative")["shift_matrix"]
+        shift_matrix = run_snippet("positional_encoding/relative")["shift_matrix"]
         np.testing.assert_allclose(shift_matrix(k), fits[0], atol=1e-8)
 
 
 def test_published_rotation_values():
-    values = published("pe_relative")
+    values = published("positional_encoding/relative")
     assert values["rotation_max_error"] < 1e-13
     assert values["rotation_orthogonal_error"] < 1e-14
 
@@ -122,7 +122,7 @@ def test_dot_product_depends_only_on_the_offset(p, q, shift, half):
 
 
 def test_dot_product_is_not_monotone_in_distance():
-    values = published("pe_relative")
+    values = published("positional_encoding/relative")
     assert values["valley_offset"] < values["peak_offset"]
     assert values["valley_dot"] < values["peak_dot"]
     pe = sinusoidal_positions(64, 16)
@@ -142,7 +142,7 @@ def test_norm_and_the_max_normalisation_no_op(n, half):
 
 
 def test_published_scale_values():
-    values = published("pe_scale")
+    values = published("positional_encoding/scale")
     assert values["pe_peak"] == 1.0 and values["fix_max_change"] == 0.0
     assert values["pe_norm"] == 2.0 and values["pe_norm_spread"] < 1e-12
     assert math.isclose(values["pe_rms"], math.sqrt(0.5), rel_tol=1e-12)
@@ -157,7 +157,7 @@ def test_published_scale_values():
     "and GPT-2 have no LayerNorm there"
 )
 def test_pipelines():
-    ns = run_snippet("pe_scale")
+    ns = run_snippet("positional_encoding/scale")
     rng = np.random.default_rng(9)
     tables = [rng.normal(size=shape) * s for shape, s in (((50, 24), 3.0), ((2, 24), 1.0), ((30, 24), 0.1))]
     ids = rng.integers(50, size=10)

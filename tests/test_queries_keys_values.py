@@ -43,7 +43,7 @@ def test_weights_do_not_depend_on_w_v():
     out_2, weights_2 = oracle_attention(q, k, (x @ other).tolist())
     assert weights_1 == weights_2
     assert np.max(np.abs(np.array(out_1) - np.array(out_2))) > 0.1
-    values = published("qkv_projections")
+    values = published("queries_keys_values/projections")
     assert values["weights_change_new_wv"] == 0.0
     assert values["output_change_new_wv"] > 0.1
 
@@ -54,7 +54,7 @@ def test_the_and_the_share_q_k_v():
     the, the_lower = TOKENS.index("The"), TOKENS.index("the")
     for w in (w_q, w_k, w_v):
         assert np.array_equal((x @ w)[the], (x @ w)[the_lower])
-    assert published("qkv_projections")["the_the_q_difference"] == 0.0
+    assert published("queries_keys_values/projections")["the_the_q_difference"] == 0.0
 
 
 @pytest.mark.claim("With W_k = W_q the score matrix is symmetric and every self-score is >= 0")
@@ -95,7 +95,7 @@ def test_running_sentence_tied_numbers():
     n = len(TOKENS)
     asym = max(abs(weights[i][j] - weights[j][i]) for i in range(n) for j in range(n))
     self_top = sum(s[i][i] >= max(s[i]) for i in range(n))
-    values = published("qkv_tied")
+    values = published("queries_keys_values/tied")
     assert values["tied_asymmetry"] < 1e-12  # symmetric up to rounding (a BLAS may round S and S^T apart)
     assert values["tied_weights_asymmetry"] == pytest.approx(asym, abs=1e-12)
     assert asym > 0.05
@@ -106,7 +106,7 @@ def test_running_sentence_tied_numbers():
 
 def recount_self_match():
     """The snippet's draws, regenerated in the same order, counted with einsum instead of attention_scores."""
-    values = published("qkv_self_match")
+    values = published("queries_keys_values/self_match")
     rng = np.random.default_rng(2024)
     n_sentences, length = values["n_sentences"], 7
     rates = {}
@@ -152,7 +152,7 @@ def test_counterexample_with_math():
         return dot(u, v) / math.sqrt(dot(u, u) * dot(v, v))
 
     assert dot(q, b) > dot(q, a) and cos(q, a) > cos(q, b)
-    values = published("qkv_dot_vs_cosine")
+    values = published("queries_keys_values/dot_vs_cosine")
     assert values["a_cos"] == pytest.approx(cos(q, a)) and values["b_cos"] == pytest.approx(cos(q, b))
     assert values["a_dot"] == pytest.approx(dot(q, a)) and values["b_dot"] == pytest.approx(dot(q, b))
     # Doubling q: cosines unchanged, the softmax weight of B grows.
@@ -175,7 +175,7 @@ def test_query_length_does_not_change_the_winner(seed, c):
 
 @pytest.mark.claim("Dot product and cosine pick different best keys in about a quarter of random query rows")
 def test_disagreement_rate_recounted():
-    values = published("qkv_dot_vs_cosine")
+    values = published("queries_keys_values/dot_vs_cosine")
     rng = np.random.default_rng(5)
     n_sentences, length, d_model = 2000, 7, 8
     x = rng.normal(size=(n_sentences, length, d_model))

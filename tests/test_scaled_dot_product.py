@@ -19,6 +19,7 @@ from oracle import softmax_row
 
 from lib.attention import sinusoidal_positions, softmax
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from scripts.pipeline.references import without_references
 
 REPO = Path(__file__).resolve().parents[1]
 CHAPTER = REPO / "docs" / "scaled-dot-product.md"
@@ -43,7 +44,7 @@ def oracle_running_example():
 
 @pytest.mark.claim("The heatmap's weights are the running sentence's softmax(q k^T / sqrt(d_k)), and every row sums to 1")
 def test_heatmap_weights_match_the_loop_oracle_and_rows_sum_to_one():
-    weights = np.array(published("sdpa_steps")["heatmap_weights"])
+    weights = np.array(published("scaled_dot_product/steps")["heatmap_weights"])
     want, _, _ = oracle_running_example()
     assert weights.shape == (len(tokenize(SENTENCE)),) * 2
     np.testing.assert_allclose(weights, want, rtol=1e-12, atol=1e-15)
@@ -53,14 +54,14 @@ def test_heatmap_weights_match_the_loop_oracle_and_rows_sum_to_one():
 
 @pytest.mark.claim("The five steps done by hand give the same output as the core scaled_dot_product_attention")
 def test_steps_by_hand_equal_the_core_function():
-    values = published("sdpa_steps")
+    values = published("scaled_dot_product/steps")
     assert values["max_error_vs_core"] < 1e-12
     assert values["max_row_sum_error"] < 1e-12
 
 
 @pytest.mark.claim('The row of "cat" puts its largest weight on "on"; scaled scores are the scores divided by sqrt(8)')
 def test_cat_row_table():
-    rows = published_table("sdpa_steps", "cat_row")
+    rows = published_table("scaled_dot_product/steps", "cat_row")
     weights, _, (q, k, _) = oracle_running_example()
     tokens = tokenize(SENTENCE)
     cat = tokens.index("cat")
@@ -71,15 +72,15 @@ def test_cat_row_table():
         assert number(row["scaled score"]) == pytest.approx(score / math.sqrt(8), abs=6e-4)
         assert number(row["weight"]) == pytest.approx(weights[cat][j], abs=6e-4)
     top = tokens[int(np.argmax(weights[cat]))]
-    assert published("sdpa_steps")["cat_top_key"] == top == "on"
+    assert published("scaled_dot_product/steps")["cat_top_key"] == top == "on"
 
 
 @pytest.mark.claim('"The" and "the" share one embedding, so their rows of weights are identical')
 def test_the_and_the_have_identical_rows():
-    weights = np.array(published("sdpa_steps")["heatmap_weights"])
+    weights = np.array(published("scaled_dot_product/steps")["heatmap_weights"])
     tokens = tokenize(SENTENCE)
     assert np.array_equal(weights[tokens.index("The")], weights[tokens.index("the")])
-    assert published("sdpa_steps")["the_rows_max_difference"] == 0.0
+    assert published("scaled_dot_product/steps")["the_rows_max_difference"] == 0.0
 
 
 @pytest.mark.claim("The shape table lists the real shape of every intermediate tensor")
@@ -91,7 +92,7 @@ def test_shape_table_matches_the_running_example():
         "q, k": (length, d_k), "v": (length, d_k), "k.T": (d_k, length), "scores": (length, length),
         "scaled": (length, length), "weights": (length, length), "output": (length, d_k),
     }
-    rows = published_table("sdpa_steps", "shapes")
+    rows = published_table("scaled_dot_product/steps", "shapes")
     assert {r["tensor"]: r["shape here"] for r in rows} == {name: str(shape) for name, shape in want.items()}
     sizes = {"L": length, "d_model": d_model, "d_k": d_k, "d_v": d_k}
     for row in rows:  # the symbolic column agrees with the numbers
@@ -104,7 +105,7 @@ def test_shape_table_matches_the_running_example():
 
 @pytest.mark.claim("In the published table, Var(q·k) is within 10% of d_k and Var(q·k/sqrt(d_k)) within 10% of 1, for every d_k")
 def test_published_variance_table_follows_the_theory():
-    rows = published_table("sdpa_variance", "variance")
+    rows = published_table("scaled_dot_product/variance", "variance")
     assert [int(r["d_k"]) for r in rows] == [4, 16, 64, 256, 1024]
     for row in rows:
         d_k = int(row["d_k"])
@@ -128,7 +129,7 @@ def test_variance_theory_with_an_independent_sample():
 
 @pytest.mark.claim("The variance argument needs unit-variance q and k: with components of std sigma the scaled variance is sigma^4")
 def test_scaled_variance_is_sigma_to_the_fourth():
-    for row in published_table("sdpa_variance", "sigma"):
+    for row in published_table("scaled_dot_product/variance", "sigma"):
         sigma = number(row["std σ of each component"])
         assert number(row["theory σ⁴"]) == pytest.approx(sigma**4, rel=1e-2)
         assert number(row["measured Var(q·k / √d_k)"]) == pytest.approx(sigma**4, rel=0.10)
@@ -163,8 +164,8 @@ def saturation_sample(d_k, rows, rng, n_keys=7):
 
 @pytest.mark.claim("Unscaled, the largest weight climbs towards 1 and the entropy and softmax Jacobian fall as d_k grows; scaled, all three stay flat")
 def test_published_saturation_tables_show_saturation_only_without_scaling():
-    unscaled = published_table("sdpa_saturation", "saturation_unscaled")
-    scaled = published_table("sdpa_saturation", "saturation_scaled")
+    unscaled = published_table("scaled_dot_product/saturation", "saturation_unscaled")
+    scaled = published_table("scaled_dot_product/saturation", "saturation_scaled")
     top_u = [number(r["mean largest weight"]) for r in unscaled]
     ent_u = [number(r["mean entropy (nats)"]) for r in unscaled]
     jac_u = [number(r["mean ‖J‖_F"]) for r in unscaled]
@@ -179,7 +180,7 @@ def test_published_saturation_tables_show_saturation_only_without_scaling():
 
 @pytest.mark.claim("At d_k = 64, unscaled rows average a largest weight near 0.88 and a third of them exceed 0.99; scaled rows stay near 0.39")
 def test_saturation_at_d_k_64_with_an_independent_sample():
-    values = published("sdpa_saturation")
+    values = published("scaled_dot_product/saturation")
     p_unscaled, p_scaled = saturation_sample(64, 20_000, np.random.default_rng(2024))
     assert p_unscaled.max(axis=1).mean() == pytest.approx(values["max_weight_unscaled_64"], abs=0.02)
     assert p_scaled.max(axis=1).mean() == pytest.approx(values["max_weight_scaled_64"], abs=0.02)
@@ -193,7 +194,7 @@ def test_saturation_at_d_k_64_with_an_independent_sample():
 
 @pytest.mark.claim("For uniform weights the softmax Jacobian has Frobenius norm sqrt(L - 1)/L; for one-hot weights it is 0")
 def test_uniform_reference_values():
-    values = published("sdpa_saturation")
+    values = published("scaled_dot_product/saturation")
     assert values["uniform_max_weight"] == pytest.approx(1 / 7)
     assert values["uniform_entropy"] == pytest.approx(math.log(7))
     assert values["uniform_jacobian_norm"] == pytest.approx(math.sqrt(6) / 7)  # (1/L) sqrt(L - 1)
@@ -236,7 +237,7 @@ def test_hand_gradient_matches_finite_differences():
 
 @pytest.mark.claim("The std of the scaled scores is d_model·sigma_W^2: 128 for N(0,1), 0.0128 for 0.01·N(0,1), 1 for N(0,1/d_model)")
 def test_score_std_follows_d_model_sigma_squared():
-    for row in published_table("sdpa_init", "init_random"):
+    for row in published_table("scaled_dot_product/init", "init_random"):
         predicted = number(row["predicted std"])
         assert predicted == pytest.approx(128 * number(row["σ_W"]) ** 2, rel=0.02)
         assert number(row["measured std"]) == pytest.approx(predicted, rel=0.10)
@@ -252,7 +253,7 @@ def test_score_std_follows_d_model_sigma_squared():
 
 @pytest.mark.claim("On the running sentence the three inits rescale the same draws, so the score std scales exactly with sigma_W^2")
 def test_running_sentence_score_std_scales_with_sigma_squared():
-    values = published("sdpa_init")
+    values = published("scaled_dot_product/init")
     std1, small, xavier = (values[f"score_std_{n}_sentence"] for n in ("std1", "small", "xavier"))
     assert std1 / xavier == pytest.approx(8.0, rel=1e-9)  # (1 / (1/sqrt(8)))^2
     assert small / xavier == pytest.approx(8 * 0.01**2, rel=1e-9)  # (0.01 / (1/sqrt(8)))^2
@@ -280,7 +281,7 @@ def init_sample():
 
 @pytest.mark.claim("At seed 000's sizes, N(0,1) projections give one-hot rows and 0.01·N(0,1) gives uniform rows, both with the scaling; N(0,1/d_model) gives neither")
 def test_init_extremes(init_sample):
-    values = published("sdpa_init")
+    values = published("scaled_dot_product/init")
     assert values["max_weight_std1_random"] > 0.98
     assert abs(values["max_weight_small_random"] - 1 / 6) < 0.01
     assert 1.5 / 6 < values["max_weight_xavier_random"] < 0.9
@@ -292,7 +293,7 @@ def test_init_extremes(init_sample):
 
 @pytest.mark.claim("With 0.01·N(0,1) every sentence's gradient to W_q is about (0.088/0.01)^2 ≈ 78 times smaller than with N(0,1/d_model)")
 def test_small_init_gradient_shrinks_like_sigma_squared(init_sample):
-    values = published("sdpa_init")
+    values = published("scaled_dot_product/init")
     ratio = values["grad_median_xavier_random"] / values["grad_median_small_random"]
     assert ratio == pytest.approx(128 / 0.01**2 / 128**2, rel=0.2)  # (sigma_xavier / sigma_small)^2 = 78.1
     small, xavier = init_sample[0.01][2], init_sample[1 / math.sqrt(128)][2]
@@ -302,7 +303,7 @@ def test_small_init_gradient_shrinks_like_sigma_squared(init_sample):
 
 @pytest.mark.claim("With N(0,1) most rows are saturated (||J||_F < 1e-6) and about a quarter of sentences send W_q no gradient, while others send more than the healthy init")
 def test_std1_init_gradient_is_erratic(init_sample):
-    values = published("sdpa_init")
+    values = published("scaled_dot_product/init")
     assert values["dead_rows_std1_random"] > 0.5 and values["dead_rows_xavier_random"] == 0
     assert 0.1 < values["dead_sentences_std1_random"] < 0.45
     assert values["grad_p90_std1_random"] > values["grad_p90_xavier_random"]
@@ -314,8 +315,8 @@ def test_std1_init_gradient_is_erratic(init_sample):
 
 def test_running_sentence_init_uses_the_shared_projection_weights():
     """The table's N(0, 1/d_model) row for the running sentence is the chapter's own heatmap setting."""
-    values = published("sdpa_init")
-    steps = published("sdpa_steps")
+    values = published("scaled_dot_product/init")
+    steps = published("scaled_dot_product/steps")
     assert values["score_std_xavier_sentence"] == pytest.approx(steps["scaled_score_std"], rel=1e-12)
 
 
@@ -333,7 +334,7 @@ def seed_000_recipe(rng):
 
 @pytest.mark.claim('Seed 000\'s code never gives "[0.999, 0.0001, ...]" without the scaling: its softmax returns NaN rows, a stable one exact one-hot rows')
 def test_seed_000_unscaled_is_nan_or_one_hot():
-    values = published("sdpa_seed_claims")
+    values = published("scaled_dot_product/seed_claims")
     assert values["s000_nan_rows"] >= 1 and values["s000_one_hot_rows_unscaled"] == values["s000_rows"]
     assert values["s000_max_unscaled_score"] > values["exp_limit"] == pytest.approx(math.log(np.finfo(float).max))
     for seed in range(20):  # any seed: some row's naive exp overflows or underflows
@@ -348,7 +349,7 @@ def test_seed_000_unscaled_is_nan_or_one_hot():
 
 @pytest.mark.claim("Seed 000's unscaled rows are one-hot only to within float64 rounding: top weight 1.0, other weights tiny but not all 0")
 def test_seed_000_unscaled_rows_are_one_hot_to_rounding_not_exactly():
-    values = published("sdpa_seed_claims")
+    values = published("scaled_dot_product/seed_claims")
     smallest = values["s000_largest_other_weight_unscaled"]
     assert 0.0 < smallest < values["float64_resolution_at_1"] == np.finfo(np.float64).epsneg
     assert 1.0 - smallest == 1.0  # why the top weight prints as exactly 1
@@ -359,7 +360,7 @@ def test_seed_000_unscaled_rows_are_one_hot_to_rounding_not_exactly():
 
 @pytest.mark.claim("With seed 000's std-1 projections, dividing by sqrt(d_k) does not make the weights smooth: most rows stay above 0.999")
 def test_seed_000_scaled_stays_one_hot():
-    values = published("sdpa_seed_claims")
+    values = published("scaled_dot_product/seed_claims")
     assert values["s000_rows_above_0999_scaled"] >= values["robust_min_one_hot_scaled"] >= 4
     shares = []
     for seed in range(20):
@@ -370,7 +371,7 @@ def test_seed_000_scaled_stays_one_hot():
 
 @pytest.mark.claim("Seed 003's code does not normalise the score variance to 1: its 0.01 init gives about 1e-6, and every weight is 0.2")
 def test_seed_003_variance_and_uniform_weights():
-    values = published("sdpa_seed_claims")
+    values = published("scaled_dot_product/seed_claims")
     assert values["s003_scaled_var"] < 1e-4
     assert 0.199 < values["s003_weight_min"] <= values["s003_weight_max"] < 0.201
     rng = np.random.default_rng(3003)
@@ -398,12 +399,10 @@ ALLOWED = [  # numbers that are names, citations or definitions, not results
 
 def prose_of(markdown):
     """The chapter's running text: without code, math, includes, value references, links' targets and HTML."""
-    text = re.sub(r"```.*?```", "", markdown, flags=re.DOTALL)
+    text = re.sub(r"```.*?```", "", without_references(markdown), flags=re.DOTALL)
     text = re.sub(r"\$\$.*?\$\$", "", text, flags=re.DOTALL)
     text = re.sub(r"\$[^$\n]+\$", "", text)
     text = re.sub(r"`[^`\n]+`", "", text)
-    text = re.sub(r"\{\{.*?\}\}", "", text)
-    text = re.sub(r"^--8<--.*$", "", text, flags=re.MULTILINE)
     text = re.sub(r"\]\([^)]*\)", "]", text)
     text = re.sub(r"\{#[^}]*\}", "", text)
     text = re.sub(r"!\[[^\]]*\]", "", text)  # alt text describes figures and may read numbers off them

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from scripts.pipeline.discover import BOOTSTRAP
+
 pytestmark = pytest.mark.site
 REPO = Path(__file__).resolve().parents[1]
-PROBE = '"""A probe snippet."""\nfrom lib.publish import value\nvalue("answer", {answer})\n'
+PROBE = '"""A probe snippet."""\nimport sys\nfrom pathlib import Path\n' + BOOTSTRAP.replace("{", "{{").replace("}", "}}") + '\nfrom lib.publish import value\nvalue("answer", {answer})\n'
 HANGING = '"""A probe that never ends."""\n# Build time limit: 2 s\nimport time\nwhile True:\n    time.sleep(1)\n'
 
 
@@ -49,10 +51,10 @@ def copy(tmp_path):
             shutil.copytree(source, tmp_path / name, symlinks=True)  # docs-zh links to docs' generated outputs
         else:
             shutil.copy(source, tmp_path / name)
-    (tmp_path / "docs-zh" / "index.md").write_text("# 首页 {#home}\n\n答案是 {{ serve_probe.answer }}。\n")
+    (tmp_path / "docs-zh" / "index.md").write_text("# 首页 {#home}\n\n答案是 {{ index.serve_probe.answer }}。\n")
     (tmp_path / "tests").mkdir()
-    (tmp_path / "snippets" / "serve_probe.py").write_text(PROBE.format(answer=41))
-    (tmp_path / "docs" / "index.md").write_text("# Home\n\nThe answer is {{ serve_probe.answer }}.\n")
+    (tmp_path / "snippets" / "index" / "serve_probe.py").write_text(PROBE.format(answer=41))
+    (tmp_path / "docs" / "index.md").write_text("# Home\n\nThe answer is {{ index.serve_probe.answer }}.\n")
     return tmp_path
 
 
@@ -74,16 +76,16 @@ def test_serve_settles_reruns_edits_and_survives_failing_and_hanging_snippets(co
         time.sleep(8)
         assert builds() == settled, "mkdocs serve keeps rebuilding with no change"
 
-        (copy / "snippets" / "serve_probe.py").write_text(PROBE.format(answer=42))
+        (copy / "snippets" / "index" / "serve_probe.py").write_text(PROBE.format(answer=42))
         wait_for(lambda: "The answer is 42" in fetch(url)[1], what="the edited snippet's new value")
 
-        (copy / "snippets" / "serve_probe.py").write_text(PROBE.format(answer="1 / 0"))
+        (copy / "snippets" / "index" / "serve_probe.py").write_text(PROBE.format(answer="1 / 0"))
         wait_for(lambda: "ZeroDivisionError" in log.read_text(), what="the failure report")
-        assert f"{copy / 'snippets' / 'serve_probe.py'}:3: ZeroDivisionError" in log.read_text()
+        assert f"{copy / 'snippets' / 'index' / 'serve_probe.py'}:6: ZeroDivisionError" in log.read_text()
         wait_for(lambda: "The answer is 42" in fetch(url)[1], what="the site serving the previous outputs")
 
-        (copy / "snippets" / "serve_probe.py").write_text(HANGING)
-        wait_for(lambda: "snippets/serve_probe.py: timed out after 2 s" in log.read_text(), what="the timeout report")
+        (copy / "snippets" / "index" / "serve_probe.py").write_text(HANGING)
+        wait_for(lambda: "snippets/index/serve_probe.py: timed out after 2 s" in log.read_text(), what="the timeout report")
         wait_for(lambda: "The answer is 42" in fetch(url)[1], what="the site serving on after a hanging snippet")
         assert server.poll() is None
     finally:

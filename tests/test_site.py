@@ -95,13 +95,13 @@ def test_chapters_with_snippets_link_an_executed_notebook_and_its_downloads(buil
 
 def test_a_missing_value_fails_the_strict_build(tmp_path):
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "index.md").write_text("# Page\n\nThe answer is {{ no_such_snippet.answer }}.\n")
+    (tmp_path / "docs" / "index.md").write_text("# Page\n\nThe answer is {{ index.no_such_snippet.answer }}.\n")
     (tmp_path / "mkdocs.yml").write_text(f"site_name: t\nhooks:\n  - {REPO / 'scripts' / 'mkdocs_hooks.py'}\n")
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path, capture_output=True, text=True
     )
     assert result.returncode != 0
-    assert "no value 'answer' published by snippets/no_such_snippet.py" in result.stderr
+    assert "no value 'answer' published by snippets/index/no_such_snippet.py" in result.stderr
 
 
 def test_the_ledger_is_light_lists_every_claim_and_never_says_not_run(built_site):
@@ -225,7 +225,7 @@ def test_notebook_figures_carry_their_chapters_alt_text(built_site, edition):
 
 
 def test_no_figure_is_heavier_than_300_kb():
-    sizes = {p.relative_to(PROJECT.generated).as_posix(): p.stat().st_size for p in PROJECT.generated.glob("*/*.svg")}
+    sizes = {p.relative_to(PROJECT.generated).as_posix(): p.stat().st_size for p in PROJECT.generated.glob("*/*/*.svg")}
     assert {name: size for name, size in sizes.items() if size > 300_000} == {}
 
 

@@ -39,7 +39,7 @@ def test_cat_row_properties():
     p = softmax_row(z)
     assert all(w > 0 for w in p) and math.fsum(p) == pytest.approx(1.0, abs=1e-15)
     assert sorted(range(len(z)), key=lambda j: (z[j], j)) == sorted(range(len(p)), key=lambda j: (p[j], j))
-    values = published("softmax_definition")
+    values = published("softmax/definition")
     assert values["top_key"] == TOKENS[max(range(len(p)), key=p.__getitem__)]
     assert values["top_weight"] == pytest.approx(max(p), abs=1e-12)
     assert values["min_weight"] == pytest.approx(min(p), abs=1e-12)
@@ -65,7 +65,7 @@ def test_temperature_limits():
         assert max(range(len(p)), key=p.__getitem__) == top
         assert p[top] <= previous
         previous = p[top]
-    values = published("softmax_temperature")
+    values = published("softmax/temperature")
     assert values["temperature_top_key"] == TOKENS[top]
     assert values["top_weight_t001"] == pytest.approx(softmax_row([s / 0.01 for s in z])[top], abs=1e-12)
     assert values["top_weight_t001"] > 0.95
@@ -75,7 +75,7 @@ def test_temperature_limits():
 
 @pytest.mark.claim("Naive softmax breaks at exactly the first float64 logit whose exp overflows, just above 709.78")
 def test_overflow_threshold_with_math_exp():
-    values = published("softmax_overflow")
+    values = published("softmax/overflow")
     safe, bad = values["largest_safe_logit"], values["smallest_breaking_logit"]
     assert math.nextafter(safe, math.inf) == bad
     assert math.isfinite(math.exp(safe))
@@ -115,7 +115,7 @@ def test_jacobian_against_loop_and_finite_differences(z, seed):
 
 
 def test_published_jacobian_numbers():
-    values = published("softmax_jacobian")
+    values = published("softmax/jacobian")
     assert values["fd_max_error"] < 1e-8
     assert values["row_sum_max"] < 1e-15 and values["asymmetry"] < 1e-15 and values["vjp_error"] < 1e-15
     p = softmax_row([200.0, 100.0, 10.0])  # the logits [2, 1, 0.1] multiplied by 100
@@ -139,7 +139,7 @@ def test_clipping_changes_weights_and_kills_the_gradient():
     assert grad_clip[:3] == [0.0, 0.0, 0.0]
     grad_exact = [p - (1.0 if j == 1 else 0.0) for j, p in enumerate(exact)]
     assert math.hypot(*grad_exact) == pytest.approx(math.sqrt(2))
-    values = published("softmax_clip")
+    values = published("softmax/clip")
     assert values["clipped_first"] == pytest.approx(1 / 3)
     assert values["grad_norm_exact"] == pytest.approx(math.sqrt(2), abs=1e-12)
     assert values["grad_norm_clipped"] < 1e-20

@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 from site_nav import NAV
 
+from scripts.pipeline.published import table
+from scripts.pipeline.references import read_page, without_references
+
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 OVERVIEWS = ("index.md", "notation.md")  # maps of the whole site: they link every chapter by design
@@ -159,27 +162,33 @@ def test_the_width_reader_finds_every_spelling():
     assert widths("d_k outside math, $x_d$") == set()
 
 
-@pytest.mark.parametrize("table", sorted((DOCS / "generated").glob("*/table-shapes.md")), ids=lambda p: p.parent.name)
-def test_shape_tables_use_only_notation_symbols(table):
+SHAPE_TABLES = sorted(p.parent.relative_to(DOCS / "generated").as_posix() for p in (DOCS / "generated").glob("*/*/table-shapes.json"))
+
+
+def test_the_shape_tables_are_found():
+    assert len(SHAPE_TABLES) >= 5, SHAPE_TABLES
+
+
+@pytest.mark.parametrize("snippet", SHAPE_TABLES)
+def test_shape_tables_use_only_notation_symbols(snippet):
     """The columns that spell shapes in symbols use the notation table's symbols, and nothing else."""
-    lines = table.read_text(encoding="utf-8").splitlines()
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    published = table(snippet, "shapes")
+    header, rows = published["header"], published["rows"]
     symbolic_columns = [i for i, title in enumerate(header) if title in ("axes", "shape in symbols", "meaning")]
     symbolic = set()
-    for line in lines[2:]:
-        cells = [c.strip() for c in line.strip("|").split("|")]
+    for cells in rows:
         for i in symbolic_columns:
             for shape in re.findall(r"\(([A-Za-z_][A-Za-z_ *,]*)\)", cells[i]):
                 symbolic |= {s for s in re.split(r"[ ,*]+", shape) if s}
-    assert symbolic or not symbolic_columns, f"{table}: no symbol read from {symbolic_columns}"
-    assert symbolic <= SYMBOLS, f"{table}: {sorted(symbolic - SYMBOLS)}"
+    assert symbolic or not symbolic_columns, f"{snippet}: no symbol read from {symbolic_columns}"
+    assert symbolic <= SYMBOLS, f"{snippet}: {sorted(symbolic - SYMBOLS)}"
 
 
 def test_the_notation_sizes_are_quoted_from_snippets():
     for symbol, _, example in SIZE_ROWS:
-        plain = re.sub(r"\{\{.*?\}\}|\$.*?\$|\(\[.*?\)\)", "", example)
+        plain = re.sub(r"\$.*?\$|\(\[.*?\)\)", "", without_references(example))
         assert not re.search(r"\d", plain), f"{symbol}: a size typed by hand in {example!r}"
-    assert sum("{{" in example for _, _, example in SIZE_ROWS) >= 6
+    assert sum(bool(read_page(example).values) for _, _, example in SIZE_ROWS) >= 6
 
 
 def test_every_chapter_that_introduces_a_width_links_the_notation():

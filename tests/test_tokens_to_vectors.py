@@ -27,7 +27,7 @@ def test_tokens_and_ids_of_the_running_sentence():
     vocab = build_vocab(tokens)
     assert list(vocab) == sorted({"the", "cat", "sat", "on", "mat", "."})  # sorted, lower-cased, distinct
     assert sorted(vocab.values()) == list(range(len(vocab)))
-    rows = [list(row.values()) for row in published_table("tokens_embed", "ids")]
+    rows = [list(row.values()) for row in published_table("tokens_to_vectors/embed", "ids")]
     assert rows == [[str(position), token, token.lower(), str(vocab[token.lower()])] for position, token in enumerate(tokens)]
 
 
@@ -46,7 +46,7 @@ def test_lookup_equals_one_hot_product(table, data):
 
 
 def test_published_lookup_values():
-    values = published("tokens_embed")
+    values = published("tokens_to_vectors/embed")
     assert values["onehot_max_error"] == 0.0
     assert values["embed_max_error"] == 0.0
     assert values["vocab_size"] == 6 and values["n_tokens"] == 7
@@ -59,7 +59,7 @@ def test_the_and_the_share_a_vector():
     x = embed(tokens)
     np.testing.assert_array_equal(x[0], x[4])
     assert not np.array_equal(x[0], x[1])
-    values = published("tokens_embed")
+    values = published("tokens_to_vectors/embed")
     assert values["the_same_id"] is True and values["the_max_difference"] == 0.0
     assert (values["the_position"], values["the_position_lowercase"]) == (0, 4)
 
@@ -69,12 +69,12 @@ def test_scaling_multiplies_norms_by_sqrt_d_model():
     x = embedding_table(6, D_MODEL)[[5, 1, 4, 3, 5, 2, 0]]
     ratio = np.linalg.norm(x * np.sqrt(D_MODEL), axis=-1) / np.linalg.norm(x, axis=-1)
     np.testing.assert_allclose(ratio, np.sqrt(8.0), rtol=1e-15)
-    values = published("tokens_embed")
+    values = published("tokens_to_vectors/embed")
     assert abs(values["norm_scaled_mean"] / values["norm_mean"] - 8**0.5) < 1e-12
 
 
 def test_shapes_table():
-    shapes = {row["tensor"]: row["shape"] for row in published_table("tokens_embed", "shapes")}
+    shapes = {row["tensor"]: row["shape"] for row in published_table("tokens_to_vectors/embed", "shapes")}
     expected = {"ids": "(7,)", "emb_table": "(6, 8)", "one_hot": "(7, 6)", "x = emb_table[ids]": "(7, 8)"}
     assert {name: shapes.get(name) for name in expected} == expected
 

@@ -6,6 +6,8 @@ read from docs/generated/<snippet>/values.json.
 """
 
 from generated import published
+
+from scripts.pipeline.references import read_page
 import re
 from pathlib import Path
 
@@ -148,7 +150,7 @@ def test_position_blind_bound_by_simulation():
     others = rng.integers(10, size=(400_000, 7))
     counts = np.apply_along_axis(np.bincount, 1, others, minlength=10)  # (n, 10)
     simulated = np.mean(counts.max(axis=1) / 7)
-    assert published("train_reverse")["position_blind_best"] == pytest.approx(simulated, abs=2e-3)
+    assert published("training/reverse")["position_blind_best"] == pytest.approx(simulated, abs=2e-3)
 
 
 def test_training_is_deterministic():
@@ -163,7 +165,7 @@ def test_training_is_deterministic():
 
 @pytest.mark.claim("After training, the head's largest weight lands on the animal in more than 95% of the sentences that have one")
 def test_reference_attention_accuracy_above_095():
-    values = published("train_reference")
+    values = published("training/reference")
     assert values["final_attention_accuracy"] > 0.95
     assert values["final_accuracy"] > 0.95
     assert values["start_attention_accuracy"] < 0.3
@@ -179,7 +181,7 @@ def test_reference_attention_accuracy_above_095():
     "with an animal that gets almost no weight"
 )
 def test_seeds():
-    values = published("train_seeds")
+    values = published("training/seeds")
     assert values["min_with_decay"] > 0.95 and values["stalled_with_decay"] == 0
     assert values["stalled_without_decay"] >= 1 and values["min_without_decay"] < 0.95
     assert values["max_weight_on_lost"] < 0.01  # the animal that is never found gets almost no weight
@@ -190,7 +192,7 @@ def test_seeds():
     "without, accuracy stays at the position-blind bound and attention accuracy near chance"
 )
 def test_reverse_ablation():
-    values = published("train_reverse")
+    values = published("training/reverse")
     assert values["final_accuracy_pe"] > 0.95 and values["final_attention_accuracy_pe"] > 0.95
     assert abs(values["final_accuracy_no_pe"] - values["position_blind_best"]) < 0.03
     assert values["final_attention_accuracy_no_pe"] < 0.3
@@ -202,7 +204,7 @@ def test_reverse_ablation():
     "At d_k = 512, without the 1/sqrt(d_k) the weights start nearly one-hot and every unscaled run ends below every scaled run"
 )
 def test_scaling_ablation():
-    values = published("train_scaling")
+    values = published("training/scaling")
     assert values["d_k"] == 512
     assert values["start_top_weight_unscaled"] > 0.9 > 0.5 > values["start_top_weight_scaled"]
     assert values["start_median_grad_unscaled"] < 0.1 * values["start_median_grad_scaled"]
@@ -214,20 +216,17 @@ def test_scaling_ablation():
 
 @pytest.mark.claim("The chapter's whole-model finite-difference check reports a relative error below 1e-7")
 def test_published_model_gradcheck():
-    assert published("train_gradcheck")["max_rel_error"] < 1e-7
-
-
-ALT_TEXT = re.compile(r"!\[([^\]]*)\]\(generated/([a-z0-9_]+)/([a-z0-9_-]+)\.svg\)")
+    assert published("training/gradcheck")["max_rel_error"] < 1e-7
 
 
 @pytest.mark.claim("The checkpoint figures' alt texts are generated from the plotted weights: at step 0 several rows already "
                    "put 0.45 or more on one word, so 'spread thin' would be false")
 def test_checkpoint_alt_texts_quote_the_plotted_numbers():
     page = (Path(__file__).resolve().parents[1] / "docs" / "training.md").read_text(encoding="utf-8")
-    alts = {(snippet, name): alt for alt, snippet, name in ALT_TEXT.findall(page)}
-    for snippet in ("train_reference", "train_reverse"):
-        assert f"{{{{ {snippet}.checkpoint_description }}}}" in alts[snippet, "checkpoints"]
-    description = published("train_reference")["checkpoint_description"]
+    alts = {(figure.snippet, figure.name): figure.alt for figure in read_page(page).figures}
+    for snippet in ("training/reference", "training/reverse"):
+        assert (snippet, "checkpoint_description") in read_page(alts[snippet, "checkpoints"]).values
+    description = published("training/reference")["checkpoint_description"]
     step0 = re.search(r"At step 0 .*? ranges from ([0-9.]+) to ([0-9.]+)\.", description)
     assert float(step0.group(2)) >= 0.45  # not "spread thin"
     final = re.search(r"At step 600 the animals get (.*?);", description).group(1)
@@ -235,17 +234,17 @@ def test_checkpoint_alt_texts_quote_the_plotted_numbers():
 
 
 def test_reverse_checkpoint_description_matches_the_published_weights():
-    values = published("train_reverse")
+    values = published("training/reverse")
     description = values["checkpoint_description"]
     assert f"{values['target_weight_pe']:.2f} at step {values['steps']}" in description
     assert f"main diagonal averages {values['self_weight_no_pe']:.3f}" in description
 
 
-@pytest.mark.parametrize("snippet", ["train_reference", "train_reverse"])
+@pytest.mark.parametrize("snippet", ["training/reference", "training/reverse"])
 def test_the_chinese_descriptions_quote_the_same_numbers(snippet):
     """The Chinese page's alt texts come from the same run: the same numbers, in the same order."""
     values = published(snippet)
     number = re.compile(r"\d+\.\d+")
     assert number.findall(values["checkpoint_description_zh"]) == number.findall(values["checkpoint_description"])
     chinese = (Path(__file__).resolve().parents[1] / "docs-zh" / "training.md").read_text(encoding="utf-8")
-    assert f"{{{{ {snippet}.checkpoint_description_zh }}}}" in chinese
+    assert (snippet, "checkpoint_description_zh") in read_page(chinese).values

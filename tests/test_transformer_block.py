@@ -115,7 +115,7 @@ def test_stack_gradients_at_every_block_input(kind):
 
 @pytest.mark.claim("a post-norm block's output rows have mean 0 and standard deviation 1; with its sub-layers off a pre-norm block is the identity")
 def test_block_compare_values():
-    values = published("block_compare")
+    values = published("transformer_block/compare")
     assert values["post_std_error"] < 1e-4
     assert values["pre_off_error"] == 0.0
     assert values["post_off_change"] > 1
@@ -129,7 +129,7 @@ def test_block_compare_values():
 
 @pytest.mark.claim("at initialisation the pre-norm last block's W_2 gradient shrinks about like 1/sqrt(N) with depth; the post-norm one does not")
 def test_depth_scaling_published():
-    values = published("block_gradients")
+    values = published("transformer_block/gradients")
     assert 0.5 * values["inverse_sqrt_depth_ratio"] < values["pre_w2_change"] < 2 * values["inverse_sqrt_depth_ratio"]
     assert 0.7 < values["post_w2_change"] < 1.4
     assert values["pre_first_over_last"] > 2  # pre-norm: larger gradients near the input

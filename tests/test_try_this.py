@@ -3,7 +3,7 @@
 A page marks each instruction with an HTML comment right after it (invisible on the site):
 
     <!-- try pe-d-model-64
-    @ snippets/pe_wavelengths.py
+    @ snippets/positional_encoding/wavelengths.py
     - d_model = 512  # the paper's base model
     + d_model = 64
     -->
@@ -125,7 +125,7 @@ def pe_matrix_power(run):
 def pe_d_model_64(run):
     assert run.values["d_model"] == 64
     assert run.values["shortest"] == pytest.approx(2 * np.pi)
-    longest_512 = published("pe_wavelengths")["longest"]
+    longest_512 = published("positional_encoding/wavelengths")["longest"]
     assert run.values["longest"] < longest_512 < run.values["paper_upper"]
 
 
@@ -151,7 +151,7 @@ def weighted_mat_row(run):
 
 def weighted_no_mask(run):
     assert run.values["cat_n_zero"] == 0  # every key gets weight: every key is visible
-    assert abs(run.values["cat_w_the"] - published("weighted_cat_row")["cat_w_the"]) > 0.01  # the row changes
+    assert abs(run.values["cat_w_the"] - published("weighted_sum/cat_row")["cat_w_the"]) > 0.01  # the row changes
 
 
 def why_more_gains(run):
@@ -176,7 +176,7 @@ def backward_no_scale(run):
 
 
 def mha_four_heads(run):
-    assert run.values["wrong_rows_misplaced"] != published("mha_split_merge")["wrong_rows_misplaced"]
+    assert run.values["wrong_rows_misplaced"] != published("multi_head/split_merge")["wrong_rows_misplaced"]
     assert run.values["head_rows"] == 4 * 7 and run.values["wrong_rows_misplaced"] > 0
 
 
@@ -197,7 +197,7 @@ def online_block_1(run):
 
 
 def layer_fourth_sentence(run):
-    assert run.values["batch_size"] == 4 and run.values["padded_length"] > published("layer_batch")["padded_length"]
+    assert run.values["batch_size"] == 4 and run.values["padded_length"] > published("full_layer/batch")["padded_length"]
     assert run.values["max_pad_weight"] == 0.0 and run.values["alone_max_error"] < 1e-12
 
 
@@ -212,8 +212,8 @@ def kv_more_heads(run):
 
 
 def train_other_seed(run, tmp_path, edits):
-    assert run.values["final_loss"] != published("train_reference")["final_loss"]  # another seed, other numbers
-    again = run_edited(edits, "snippets/train_reference.py", tmp_path / "again")
+    assert run.values["final_loss"] != published("training/reference")["final_loss"]  # another seed, other numbers
+    again = run_edited(edits, "snippets/training/reference.py", tmp_path / "again")
     assert again.stdout == run.stdout and again.values == run.values  # the same seed, the same numbers
 
 

@@ -46,7 +46,7 @@ def test_cat_row_from_the_loop_oracle():
     row = weights[CAT]
     assert all(w == 0.0 for w in row[CAT + 1 :])
     assert row[TOKENS.index("mat")] == 0.0
-    values = published("weighted_cat_row")
+    values = published("weighted_sum/cat_row")
     assert values["cat_w_the"] == pytest.approx(row[0], abs=1e-12)
     assert values["cat_w_cat"] == pytest.approx(row[CAT], abs=1e-12)
     assert values["cat_w_mat"] == 0.0
@@ -71,7 +71,7 @@ def test_no_causal_row_can_look_like_the_tutorials(seed, scale):
 def test_the_page_quotes_the_tutorial_row_exactly_as_the_snippet_uses_it():
     text = CHAPTER.read_text(encoding="utf-8")
     assert "[0.02, 0.45, 0.08, 0.15, 0.03, 0.27]" in text
-    values = published("weighted_cat_row")
+    values = published("weighted_sum/cat_row")
     assert values["claimed_future_mass"] == pytest.approx(sum(TUTORIAL_CAT_ROW[2:]))
     assert values["claimed_n_future"] == sum(1 for w in TUTORIAL_CAT_ROW[2:] if w > 0)
 
@@ -92,7 +92,7 @@ def test_output_is_the_weighted_sum_of_value_rows():
         by_hand = [math.fsum(weights[i][j] * v[j][c] for j in range(len(TOKENS))) for c in range(v.shape[1])]
         np.testing.assert_allclose(core_output[i], by_hand, rtol=0, atol=1e-13)
     np.testing.assert_allclose(output, core_output, rtol=0, atol=1e-13)
-    values = published("weighted_sum_rows")
+    values = published("weighted_sum/rows")
     assert values["cat_sum_max_error"] < 1e-12
     assert values["all_rows_max_error"] < 1e-12
     assert values["the_output_minus_v_the"] == 0.0
@@ -135,7 +135,7 @@ def test_random_draw_statistics_from_a_closed_form():
         score = [float(q[CAT] @ k[j]) / math.sqrt(d) for j in range(len(TOKENS))]
         self_weight.append(1 / (1 + math.exp(score[0] - score[CAT])))  # two visible keys: a logistic function
         mat_top.append(max(range(len(TOKENS)), key=lambda j: score[j]) == mat)
-    values = published("weighted_random_draws")
+    values = published("weighted_sum/random_draws")
     assert values["n_draws"] == 1000
     assert values["self_weight_mean"] == pytest.approx(np.mean(self_weight), abs=1e-9)
     assert values["self_top_percent"] == pytest.approx(100 * np.mean(np.array(self_weight) > 0.5), abs=1e-9)

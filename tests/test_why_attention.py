@@ -42,7 +42,7 @@ def smallest_power_reaching(k, n):
 )
 @given(n=st.integers(2, 120), k=st.integers(2, 6))
 def test_counted_steps_follow_the_closed_forms(n, k):
-    ns = run_snippet("why_path_length")
+    ns = run_snippet("why_attention/path_length")
     steps, conv, rnn = ns["steps_to_connect"], ns["causal_conv"], ns["recurrent_step"]
     assert steps(n, [rnn(n)] * n) == n - 1
     assert steps(n, [conv(n, k)] * n) == -(-(n - 1) // (k - 1))
@@ -53,7 +53,7 @@ def test_counted_steps_follow_the_closed_forms(n, k):
 
 @pytest.mark.claim("cat and mat are 4 positions apart with 3 words in between, not five")
 def test_cat_mat_distance():
-    values = published("why_path_length")
+    values = published("why_attention/path_length")
     words = "The cat sat on the mat .".split()
     assert values["cat_mat_distance"] == words.index("mat") - words.index("cat") == 4
     assert values["cat_mat_words_between"] == 3
@@ -65,7 +65,7 @@ def test_cat_mat_distance():
     "attention layer"
 )
 def test_published_counts_at_512():
-    values = published("why_path_length")
+    values = published("why_attention/path_length")
     assert values["kernel"] == 3
     assert values["rnn_512"] == 511
     assert values["contiguous_512"] == math.ceil(511 / 2)
@@ -94,7 +94,7 @@ def finite_difference_jacobian(f, x, t, eps=1e-6):
 
 
 def test_rnn_chain_rule_matches_finite_differences():
-    rnn_jacobian_norms = run_snippet("why_rnn_gradient")["rnn_jacobian_norms"]
+    rnn_jacobian_norms = run_snippet("why_attention/rnn_gradient")["rnn_jacobian_norms"]
     rng = np.random.default_rng(11)
     d, n = 5, 9
     w, u = rng.normal(scale=1.2 / np.sqrt(d), size=(d, d)), rng.normal(scale=1 / np.sqrt(d), size=(d, d))
@@ -108,7 +108,7 @@ def test_rnn_chain_rule_matches_finite_differences():
 def test_attention_backward_jacobian_matches_finite_differences():
     from oracle import attention as oracle_attention
 
-    attention_jacobian_norms = run_snippet("why_rnn_gradient")["attention_jacobian_norms"]
+    attention_jacobian_norms = run_snippet("why_attention/rnn_gradient")["attention_jacobian_norms"]
     rng = np.random.default_rng(12)
     d, n = 4, 6
     w_q, w_k, w_v = (rng.normal(scale=1 / np.sqrt(d), size=(d, d)) for _ in range(3))
@@ -129,7 +129,7 @@ def test_attention_backward_jacobian_matches_finite_differences():
     "grows (gain 3); one attention layer's gradient does not depend on distance"
 )
 def test_gradient_vanishes_for_the_rnn_and_not_for_attention():
-    values = published("why_rnn_gradient")
+    values = published("why_attention/rnn_gradient")
     assert values["rnn_d1"] > values["rnn_d4"] > values["rnn_d20"] > values["rnn_d49"]
     assert values["rnn_d49"] < 1e-8
     assert 0.3 < values["rnn_rate"] < 0.9

@@ -7,16 +7,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scripts.pipeline.published import references
+from scripts.pipeline.references import read_page, without_references
 
 REPO = Path(__file__).resolve().parents[1]
 ENGLISH, CHINESE = REPO / "docs", REPO / "docs-zh"
 PAGES = sorted(p.name for p in ENGLISH.glob("*.md"))
 GLOSSARY = yaml.safe_load((CHINESE / "glossary.yml").read_text(encoding="utf-8"))
 
-INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^"]+)"', re.MULTILINE)
-FIGURE = re.compile(r"!\[[^\]]*\]\((generated/[^)\s]+)\)")
-NOT_PROSE = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<!--.*?-->|^[ \t]*--8<--[^\n]*$|\{\{.*?\}\}|\]\([^)]*\)",
+NOT_PROSE = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<!--.*?-->|\]\([^)]*\)",
                        re.DOTALL | re.MULTILINE)
 
 
@@ -27,10 +25,11 @@ def read(folder, page):
 def parts(markdown):
     """What a page quotes from the build: value references, include lines, figure files (a Chinese page may show a
     figure's Chinese twin, <name>-zh.svg, or quote a value's, <name>_zh, made by the same run)."""
+    uses = read_page(markdown)
     return {
-        "values": {(snippet, name.removesuffix("_zh")) for snippet, name in references(markdown)},
-        "includes": set(INCLUDE.findall(markdown)),
-        "figures": {figure.replace("-zh.svg", ".svg") for figure in FIGURE.findall(markdown)},
+        "values": {(snippet, name.removesuffix("_zh")) for snippet, name in uses.values},
+        "includes": set(uses.includes),
+        "figures": {figure.path.replace("-zh.svg", ".svg") for figure in uses.figures},
     }
 
 
@@ -42,7 +41,7 @@ def mentions(text, term):
 
 def prose(markdown):
     """The page's own words: no code, math, includes, value references or link targets."""
-    return NOT_PROSE.sub(" ", markdown)
+    return NOT_PROSE.sub(" ", without_references(markdown))
 
 
 def test_every_page_has_a_twin_in_the_other_edition():

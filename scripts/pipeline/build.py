@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import runner, store
-from .discover import ImportsSnippet, find_snippets, import_graph
+from .discover import LayoutError, find_snippets, import_graph
 from .keys import builder_version, library_versions, snippet_inputs, snippet_key
 
 
@@ -24,7 +24,7 @@ def plan(project, names=None):
     """A Plan per snippet: its would-be manifest and why it is stale (empty when fresh)."""
     try:
         graph = import_graph(project)
-    except ImportsSnippet as error:
+    except LayoutError as error:
         raise SystemExit(str(error)) from None
     snippets = find_snippets(project)
     unknown = sorted(set(names or []) - set(snippets))
@@ -46,10 +46,17 @@ def plan(project, names=None):
 
 
 def orphans(project, snippets):
-    """Output folders whose snippet no longer exists."""
+    """Output folders whose snippet no longer exists: a <chapter>/<what> folder, or a whole folder of no chapter."""
     if not project.generated.is_dir():
         return []
-    return sorted(p.name for p in project.generated.iterdir() if p.is_dir() and p.name not in snippets)
+    chapters = {name.split("/")[0] for name in snippets}
+    found = []
+    for folder in sorted(p for p in project.generated.iterdir() if p.is_dir()):
+        if folder.name not in chapters:
+            found.append(folder.name)
+        else:
+            found += [f"{folder.name}/{p.name}" for p in sorted(folder.iterdir()) if f"{folder.name}/{p.name}" not in snippets]
+    return found
 
 
 def default_jobs():

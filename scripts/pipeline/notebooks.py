@@ -16,13 +16,12 @@ import re
 import jupytext
 import nbformat
 
-from .discover import LIBRARY, dependencies, import_graph, module_path
-from .published import run_record
+from .discover import BOOTSTRAP, BOOTSTRAP_IMPORTS, LIBRARY, dependencies, import_graph, module_path
+from .published import figure_file, printed, run_record
+from .references import read_page
 from .runner import LIMIT_LINE
 from .store import write_text_atomic
 
-INCLUDE = re.compile(r'--8<--\s+"snippets/([a-z0-9_]+)\.py(?::[\w-]+)?"')
-LIBRARY_INCLUDE = re.compile(r'--8<--\s+"snippets/lib/([a-z0-9_]+)\.py(?::[\w-]+)?"')
 SECTION_MARKER = re.compile(r"^[ \t]*# --8<-- \[(start|end):[\w-]+\][ \t]*\n", re.MULTILINE)
 
 MODULE_TAG = "module-source"  # the site's notebook pages hide these cells (mkdocs.yml: remove_tag_config)
@@ -53,7 +52,15 @@ def load_module(name, source):
 
 def chapter_snippets(markdown):
     """Snippet names a chapter includes, in order of first appearance."""
-    return list(dict.fromkeys(INCLUDE.findall(markdown)))
+    return read_page(markdown).code
+
+
+def without_bootstrap(code):
+    """A snippet's code without the lines that let it run alone (notebooks load the library from text)."""
+    code = "".join(line for line in code.splitlines(keepends=True) if line.rstrip("\n") != BOOTSTRAP)
+    imports = "\n".join(BOOTSTRAP_IMPORTS) + "\n\n"
+    unused = all(len(re.findall(rf"\b{name}\b", code)) == 1 for name in ("sys", "Path"))
+    return code.replace(imports, "", 1) if unused else code
 
 
 def chapter_title(markdown, fallback):
@@ -69,7 +76,7 @@ def split_docstring(source):
     if doc and isinstance(first, ast.Expr):
         lines = source.splitlines(keepends=True)
         source = "".join(lines[first.end_lineno :])
-    return doc, LIMIT_LINE.sub("", SECTION_MARKER.sub("", source)).strip() + "\n"
+    return doc, without_bootstrap(LIMIT_LINE.sub("", SECTION_MARKER.sub("", source))).strip() + "\n"
 
 
 def module_cell(name, source):
@@ -82,19 +89,20 @@ def snippet_outputs(project, name):
     """The outputs of the committed run of snippets/<name>.py, as notebook outputs in the order they appeared."""
     folder = project.generated / name
     outputs = []
-    printed = (folder / "stdout.txt").read_text(encoding="utf-8") if (folder / "stdout.txt").exists() else ""
-    if printed:
-        outputs.append(nbformat.v4.new_output("stream", name="stdout", text=printed))
+    text = printed(name, project=project)
+    if text:
+        outputs.append(nbformat.v4.new_output("stream", name="stdout", text=text))
     for figure in run_record(name, project)["figures"]:
-        svg = (folder / f"{figure}.svg").read_text(encoding="utf-8")
+        svg = (folder / figure_file(figure)).read_text(encoding="utf-8")
         outputs.append(nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": f"<Figure {figure}>"}))
     return outputs
 
 
 def build_notebook(project, stem, markdown, graph):
     title = chapter_title(markdown, stem)
-    names = chapter_snippets(markdown)
-    shown = {f"{LIBRARY}.{module}" for module in LIBRARY_INCLUDE.findall(markdown)}
+    uses = read_page(markdown)
+    names = uses.code
+    shown = {f"{LIBRARY}.{module}" for module in uses.library}
     modules = list(dict.fromkeys(m for name in names for m in dependencies(name, graph)))
     cells = [
         nbformat.v4.new_markdown_cell(

@@ -1,15 +1,32 @@
-"""The one reader of what snippets publish under docs/generated/<snippet>/.
+"""The one reader of what snippets publish under docs/generated/<chapter>/<what>/, and the one place that names
+the files there.
 
-The MkDocs hooks, the ledger, the notebooks and the tests all read values, tables and run records through
-these functions, and prose refers to a value with the one pattern ``REFERENCE``: ``{{ snippet.value }}``.
+The MkDocs hooks, the ledger, the notebooks and the tests all read values, tables and run records through these
+functions; the worker writes the files under these names. What a page quotes is read by ``references``.
 """
 
 import json
-import re
 
 from .project import Project
 
-REFERENCE = re.compile(r"\{\{\s*([a-z0-9_]+)\.([a-z0-9_]+)\s*\}\}")
+STDOUT = "stdout.txt"  # everything the snippet printed
+VALUES = "values.json"  # {name: {"value": ..., "text": ...}}
+RUN = "run.json"  # {"figures": names in the order they were created}
+MANIFEST = "manifest.json"  # provenance: key, inputs, versions, builder, sha256 of every other file
+
+
+def table_file(name):
+    """A published table, as data: {"header": [...], "rows": [[cell text, ...], ...]}."""
+    return f"table-{name}.json"
+
+
+def section_file(section):
+    """What the statements inside section ``section`` printed."""
+    return f"output-{section}.txt"
+
+
+def figure_file(label):
+    return f"{label}.svg"
 
 
 def _read_json(path, default):
@@ -18,7 +35,7 @@ def _read_json(path, default):
 
 def values(snippet, project=Project()):
     """{name: {"value": ..., "text": ...}} that ``snippet`` published ({} if none)."""
-    return _read_json(project.generated / snippet / "values.json", {})
+    return _read_json(project.generated / snippet / VALUES, {})
 
 
 def value(snippet, name, project=Project()):
@@ -31,7 +48,7 @@ def value(snippet, name, project=Project()):
 
 def table(snippet, name, project=Project()):
     """A published table as {"header": [...], "rows": [[cell text, ...], ...]}."""
-    path = project.generated / snippet / f"table-{name}.json"
+    path = project.generated / snippet / table_file(name)
     if not path.exists():
         raise KeyError(f"snippets/{snippet}.py publishes no table {name!r} ({project.relative(path)} is missing)")
     return _read_json(path, None)
@@ -44,10 +61,11 @@ def table_records(snippet, name, project=Project()):
 
 
 def run_record(snippet, project=Project()):
-    """{"figures": names in creation order, "sections": names in order} of the snippet's last run."""
-    return _read_json(project.generated / snippet / "run.json", {"figures": [], "sections": []})
+    """{"figures": names in creation order} of the snippet's last run."""
+    return _read_json(project.generated / snippet / RUN, {"figures": []})
 
 
-def references(markdown):
-    """[(snippet, value name)] that a page quotes, in order, each once."""
-    return list(dict.fromkeys(REFERENCE.findall(markdown)))
+def printed(snippet, section=None, project=Project()):
+    """What the snippet printed in its committed run (all of it, or one section's); "" if nothing."""
+    path = project.generated / snippet / (section_file(section) if section else STDOUT)
+    return path.read_text(encoding="utf-8") if path.exists() else ""

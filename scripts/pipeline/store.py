@@ -11,8 +11,7 @@ import shutil
 import tempfile
 
 from .keys import digest
-
-MANIFEST = "manifest.json"
+from .published import MANIFEST
 
 
 def read_manifest(folder):
@@ -42,7 +41,7 @@ def problems(folder, key):
 def stage_dir(project, name):
     """A new staging folder, named after this process so a later build can tell when it was abandoned."""
     project.scratch.mkdir(parents=True, exist_ok=True)
-    return tempfile.mkdtemp(prefix=f"{os.getpid()}-{name}-", dir=project.scratch)
+    return tempfile.mkdtemp(prefix=f"{os.getpid()}-{name.replace('/', '-')}-", dir=project.scratch)
 
 
 def _alive(pid):
@@ -74,10 +73,10 @@ def publish(project, name, staged, manifest):
     manifest = {**manifest, "files": output_digests(staged)}
     (staged / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     target = project.generated / name
-    project.generated.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
     old = None
     if target.exists():
-        old = project.scratch / f"old-{os.getpid()}-{name}"
+        old = project.scratch / f"old-{os.getpid()}-{name.replace('/', '-')}"
         os.replace(target, old)
     os.replace(staged, target)
     if old is not None:

@@ -9,9 +9,11 @@ group prints is kept for every section that encloses it. Writes:
 - ``stdout.txt``: everything the snippet printed;
 - ``output-<section>.txt``: what the statements inside that section printed (when it printed anything);
 - ``<label>.svg``: one per open figure, named by its label;
-- ``table-<name>.json`` and ``table-<name>.md``: each published table, as data and as Markdown;
+- ``table-<name>.json``: each published table, as data (the hooks render it where a page includes it);
 - ``values.json``: the published values;
-- ``run.json``: the figures in the order they were created, and the sections in order.
+- ``run.json``: the figures in the order they were created.
+
+The file names come from ``published``, the one reader of these files.
 
 A failure is returned as data (file, line, exception), never raised.
 """
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from scripts.pipeline.tables import markdown_table
+from scripts.pipeline.published import RUN, STDOUT, VALUES, figure_file, section_file, table_file
 
 _LABEL = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 MARKER = re.compile(r"^[ \t]*# --8<-- \[(start|end):([\w-]+)\][ \t]*$")
@@ -38,7 +40,7 @@ MARKER = re.compile(r"^[ \t]*# --8<-- \[(start|end):([\w-]+)\][ \t]*$")
 def _failure(exc, snippet):
     """The innermost frame inside snippets/ (the snippet or a library module), and the exception."""
     frames = traceback.extract_tb(exc.__traceback__)
-    inside = [f for f in frames if snippet.parent in Path(f.filename).resolve().parents] or frames[-1:]
+    inside = [f for f in frames if snippet.parents[1] in Path(f.filename).resolve().parents] or frames[-1:]
     frame = inside[-1]
     return {
         "file": frame.filename,
@@ -91,7 +93,7 @@ def save_figures(out):
     for number in plt.get_fignums():
         figure = plt.figure(number)
         names.append(_figure_name(figure, number))
-        figure.savefig(out / f"{names[-1]}.svg", format="svg", metadata={"Date": None})
+        figure.savefig(out / figure_file(names[-1]), format="svg", metadata={"Date": None})
     plt.close("all")
     return names
 
@@ -99,12 +101,11 @@ def save_figures(out):
 def save_published(out):
     publish = sys.modules.get("lib.publish")
     for name, table in getattr(publish, "TABLES", {}).items():
-        (out / f"table-{name}.md").write_text(markdown_table(table["header"], table["rows"]), encoding="utf-8")
-        (out / f"table-{name}.json").write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        (out / table_file(name)).write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     values = getattr(publish, "VALUES", {})
     if values:
         text = json.dumps(values, indent=2, sort_keys=True, allow_nan=False)
-        (out / "values.json").write_text(text + "\n", encoding="utf-8")
+        (out / VALUES).write_text(text + "\n", encoding="utf-8")
 
 
 def run(snippet, out):
@@ -114,7 +115,7 @@ def run(snippet, out):
     """
     snippet = Path(snippet).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    sys.path.insert(0, str(snippet.parent))
+    sys.path.insert(0, str(snippet.parents[1]))  # snippets/: `lib` imports
     sys.argv = [str(snippet)]
     sys.dont_write_bytecode = True  # no __pycache__: `mkdocs serve` watches snippets/
     plt.show = lambda *args, **kwargs: None  # keep figures open for capture
@@ -136,12 +137,12 @@ def run(snippet, out):
             save_published(out)
     except (Exception, SystemExit) as exc:  # any failure of the snippet becomes data
         return {"code_seconds": time.perf_counter() - start, "stderr": errors.getvalue(), "error": _failure(exc, snippet)}
-    (out / "stdout.txt").write_text(whole.getvalue(), encoding="utf-8")
+    (out / STDOUT).write_text(whole.getvalue(), encoding="utf-8")
     for name, text in sections.items():
         if text:
-            (out / f"output-{name}.txt").write_text(text, encoding="utf-8")
-    run_file = {"figures": figures, "sections": list(sections)}
-    (out / "run.json").write_text(json.dumps(run_file, indent=1) + "\n", encoding="utf-8")
+            (out / section_file(name)).write_text(text, encoding="utf-8")
+    run_file = {"figures": figures}
+    (out / RUN).write_text(json.dumps(run_file, indent=1) + "\n", encoding="utf-8")
     return {"code_seconds": time.perf_counter() - start, "stderr": errors.getvalue(), "error": None}
 
 

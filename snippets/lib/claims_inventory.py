@@ -3,17 +3,15 @@
 This module is data. Each claim has an id (C000-.. for seed 000, C003-.. for
 seed 003, G-.. for common tutorial claims), its source section, an English
 paraphrase, a topic, a verdict, an evidence text and a chapter link. Evidence
-quotes measured values as ``{{ snippet.value }}``: the claims snippets
-(claims_why.py, claims_masks.py, ...) or the chapters' own snippets publish
+quotes measured values as ``{{ chapter.what.value }}``: the claims snippets
+(snippets/claims/why.py, masks.py, ...) or the chapters' own snippets publish
 them, and the site inlines them when it renders the claims page. The snippet
-claims_summary.py turns this list into one table per topic and counts the
+snippets/claims/summary.py turns this list into one table per topic and counts the
 verdicts; the tests read the same list.
 """
 
-import re
 
 HOLDS, FAILS, UNCHECKED = "holds", "does not hold", "cannot be checked here"
-REFERENCE = re.compile(r"\{\{ ([a-z0-9_]+)\.([a-z0-9_]+) \}\}")
 FIELDS = ("id", "source", "topic", "claim", "verdict", "evidence", "see")
 
 
@@ -35,11 +33,6 @@ def verdict_kind(verdict):
     raise ValueError(f"unknown verdict {verdict!r}: use HOLDS, FAILS, UNCHECKED or only_when(...)")
 
 
-def references(text):
-    """[(snippet, value name)] quoted in ``text`` as {{ snippet.value }}."""
-    return REFERENCE.findall(text)
-
-
 # (id, source, topic, claim, verdict, evidence, chapter link)
 CLAIMS = [
     # ---------------------------------------------------------------- why attention
@@ -53,35 +46,35 @@ CLAIMS = [
      "why-attention.md"),
     ("C000-04", "000 §2.1", "why", "\"cat\" and \"mat\" are 5 words apart, so an RNN passes through 5 nonlinear "
      "steps.", FAILS,
-     "{{ why_path_length.cat_mat_words_between }} lie between them; the recurrence takes "
-     "{{ why_path_length.cat_mat_distance }} steps.", "why-attention.md"),
+     "{{ why_attention.path_length.cat_mat_words_between }} lie between them; the recurrence takes "
+     "{{ why_attention.path_length.cat_mat_distance }} steps.", "why-attention.md"),
     ("C000-05", "000 §2.1", "why", "Gradient decay makes such a span (4–5 tokens) practically impossible for "
      "LSTMs.", FAILS,
-     "At 4 steps the gradient has not vanished: in an untrained tanh RNN ({{ why_rnn_gradient.draws }} draws) the "
-     "last state's gradient norm is {{ why_rnn_gradient.rnn_d4 }} at distance 4 and {{ why_rnn_gradient.rnn_d20 }} "
+     "At 4 steps the gradient has not vanished: in an untrained tanh RNN ({{ why_attention.rnn_gradient.draws }} draws) the "
+     "last state's gradient norm is {{ why_attention.rnn_gradient.rnn_d4 }} at distance 4 and {{ why_attention.rnn_gradient.rnn_d20 }} "
      "at 20. Khandelwal et al. 2018 (ACL) report trained LSTM language models using about 200 tokens of context.",
      "why-attention.md"),
     ("C000-06", "000 §2.1", "why", "A CNN needs exponentially many layers to cover a sentence.", FAILS,
-     "Width-{{ why_path_length.kernel }} kernels cover 512 tokens with {{ why_path_length.contiguous_512 }} "
-     "contiguous or {{ why_path_length.dilated_512 }} dilated layers: linear or logarithmic. "
+     "Width-{{ why_attention.path_length.kernel }} kernels cover 512 tokens with {{ why_attention.path_length.contiguous_512 }} "
+     "contiguous or {{ why_attention.path_length.dilated_512 }} dilated layers: linear or logarithmic. "
      + cite("§4: O(n/k), or O(log_k(n)) with dilation."), "why-attention.md"),
     ("C000-07", "000 §2.1", "why", "RNN-based models were stuck at 25.8 BLEU (EN-DE).", FAILS,
-     "Table 2: GNMT+RL {{ claims_why.paper_gnmt_en_de }}, GNMT+RL Ensemble {{ claims_why.paper_gnmt_ens_en_de }}. {{ "
-     "claims_why.paper_dev_base }} is the "
+     "Table 2: GNMT+RL {{ claims.why.paper_gnmt_en_de }}, GNMT+RL Ensemble {{ claims.why.paper_gnmt_ens_en_de }}. {{ "
+     "claims.why.paper_dev_base }} is the "
      "Transformer base "
      "model on the dev set (Table 3).", "claims.md#the-papers-numbers"),
     ("C000-08", "000 §2.1", "why", "The Transformer reached 28.4 BLEU.", HOLDS,
-     "Table 2: Transformer (big), EN-DE, newstest2014: {{ claims_why.paper_big_en_de }}.", "claims.md#the-papers-numbers"),
+     "Table 2: Transformer (big), EN-DE, newstest2014: {{ claims.why.paper_big_en_de }}.", "claims.md#the-papers-numbers"),
     ("C000-09", "000 §2.1", "why", "Training was 3× faster.", FAILS,
-     "The paper reports FLOPs, not a speed-up: big {{ claims_why.paper_flops_big }} = {{ "
-     "claims_why.flops_ratio_big_gnmt }}× GNMT+RL's; base is "
-     "{{ claims_why.flops_ratio_convs2s }}× below ConvS2S and {{ claims_why.flops_ratio_gnmt }}× below GNMT+RL (Table "
+     "The paper reports FLOPs, not a speed-up: big {{ claims.why.paper_flops_big }} = {{ "
+     "claims.why.flops_ratio_big_gnmt }}× GNMT+RL's; base is "
+     "{{ claims.why.flops_ratio_convs2s }}× below ConvS2S and {{ claims.why.flops_ratio_gnmt }}× below GNMT+RL (Table "
      "2).", "claims.md#the-papers-numbers"),
     ("C000-10", "000 §2.1", "why", "\"Attention Is All You Need\" is from 2017.", HOLDS, "arXiv:1706.03762 (June "
      "2017), NIPS 2017.", ""),
     ("C000-11", "000 §2.1", "why", "Attention links any two tokens by a learnable, distance-free direct path.", HOLDS,
      "Table 1: maximum path length O(1). Changing the first token moves the last output by {{ "
-     "claims_why.first_to_last_one_layer }} "
+     "claims.why.first_to_last_one_layer }} "
      "after one layer.",
      "why-attention.md"),
     ("C000-12", "000 §2.1", "why", "The attention score is Q·Kᵀ.", HOLDS, "Before the 1/√d_k scale; see Eq. "
@@ -90,16 +83,16 @@ CLAIMS = [
      "mask"),
      "Path length 1 (Table 1). With a causal mask a token sees only earlier ones: changing the last token moves "
      "earlier outputs "
-     "by {{ masks_leakage.causal_max_change }}.", "masks.md"),
+     "by {{ masks.leakage.causal_max_change }}.", "masks.md"),
     ("C003-03", "003 S1", "why", "Self-attention completely solves the RNN's long-range forgetting.", FAILS,
-     "The score matrix grows as n²: {{ claims_why.n_score_entries_512 }} entries at 512 tokens, {{ "
-     "claims_why.n_score_entries_4096 }} at 4096, so "
+     "The score matrix grows as n²: {{ claims.why.n_score_entries_512 }} entries at 512 tokens, {{ "
+     "claims.why.n_score_entries_4096 }} at 4096, so "
      "every model "
      "has a finite window; nothing outside it is seen at all.", "online-softmax.md"),
     ("C003-04", "003 S2", "why", "RNNs only remember recent information.",
      only_when("\"only\" means \"mostly\": an early word's influence decays with distance"),
-     "Untrained tanh RNN: the gradient of the last state has norm {{ why_rnn_gradient.rnn_d1 }} at distance 1, "
-     "{{ why_rnn_gradient.rnn_d20 }} at 20, {{ why_rnn_gradient.rnn_d49 }} at 49. Trained LSTM language models use "
+     "Untrained tanh RNN: the gradient of the last state has norm {{ why_attention.rnn_gradient.rnn_d1 }} at distance 1, "
+     "{{ why_attention.rnn_gradient.rnn_d20 }} at 20, {{ why_attention.rnn_gradient.rnn_d49 }} at 49. Trained LSTM language models use "
      "about 200 tokens (Khandelwal et al. 2018), so \"only the most recent\" is too strong.", "why-attention.md"),
     ("C003-05", "003 S2", "why", "Google introduced self-attention in \"Attention Is All You Need\" (2017).", FAILS,
      cite("§2: self-attention \"has been used successfully in a variety of tasks\" before; the paper's claim is the "
@@ -118,28 +111,28 @@ CLAIMS = [
      "queries-keys-values.md"),
     ("C000-14", "000 §2.2", "qkv", "The same word at different positions gets different Q/K/V vectors.",
      only_when("positional encodings are added (in the first layer)"),
-     "One word vector at all 7 positions: query rows differ by {{ claims_qkv.same_word_q_diff_no_pe }} without PE, "
+     "One word vector at all 7 positions: query rows differ by {{ claims.qkv.same_word_q_diff_no_pe }} without PE, "
      "by up to "
-     "{{ claims_qkv.same_word_q_diff_pe }} with it.", "positional-encoding.md"),
+     "{{ claims.qkv.same_word_q_diff_pe }} with it.", "positional-encoding.md"),
     ("C000-87", "000 §2.2", "qkv", "The names query, key, value are a misleading database metaphor; Q/K/V are "
      "really projection, matching and aggregation.", FAILS,
      "The names are the paper's own, and so is the lookup reading: an attention function maps \"a query and a set "
      "of key-value pairs to an output\", a weighted sum of the values (" + cite("§3.2).") + " Projection, matching "
      "and aggregation are how that soft lookup is computed, not a different thing.", "queries-keys-values.md"),
     ("C000-58", "000 §4.2", "qkv", "q_i·k_i (self-match) is usually the largest score.", only_when("W_q = W_k"),
-     "Untrained projections, {{ qkv_self_match.n_rows }} rows: the own position is the top key in "
-     "{{ qkv_self_match.separate_rate_d8 }} of rows with separate W_q, W_k (chance {{ qkv_self_match.chance }}), "
-     "in {{ qkv_self_match.tied_rate_d64 }} with W_q = W_k at d_k = 64.", "queries-keys-values.md"),
+     "Untrained projections, {{ queries_keys_values.self_match.n_rows }} rows: the own position is the top key in "
+     "{{ queries_keys_values.self_match.separate_rate_d8 }} of rows with separate W_q, W_k (chance {{ queries_keys_values.self_match.chance }}), "
+     "in {{ queries_keys_values.self_match.tied_rate_d64 }} with W_q = W_k at d_k = 64.", "queries-keys-values.md"),
     ("C000-60", "000 §4.2", "qkv", "\"cat\" attends to \"mat\" because of corpus statistics stored in W_k and "
      "W_v.", FAILS,
      "The seed's weights are random and untrained (no corpus), and W_v cannot change the pattern: redrawing W_v "
      "changes the "
-     "weights by {{ claims_qkv.w_v_weight_change }}.", "queries-keys-values.md"),
+     "weights by {{ claims.qkv.w_v_weight_change }}.", "queries-keys-values.md"),
     ("C000-81", "000 §6", "qkv", "Q·Kᵀ is essentially cosine similarity.", FAILS,
-     "Two keys: one with cosine {{ qkv_dot_vs_cosine.a_cos }} scores {{ qkv_dot_vs_cosine.a_dot }}, one with "
-     "cosine {{ qkv_dot_vs_cosine.b_cos }} scores {{ qkv_dot_vs_cosine.b_dot }}: the dot product ranks them the "
-     "other way. Over {{ qkv_dot_vs_cosine.n_rows_random }} random rows the top key differs in "
-     "{{ qkv_dot_vs_cosine.disagree_rate }}.", "queries-keys-values.md"),
+     "Two keys: one with cosine {{ queries_keys_values.dot_vs_cosine.a_cos }} scores {{ queries_keys_values.dot_vs_cosine.a_dot }}, one with "
+     "cosine {{ queries_keys_values.dot_vs_cosine.b_cos }} scores {{ queries_keys_values.dot_vs_cosine.b_dot }}: the dot product ranks them the "
+     "other way. Over {{ queries_keys_values.dot_vs_cosine.n_rows_random }} random rows the top key differs in "
+     "{{ queries_keys_values.dot_vs_cosine.disagree_rate }}.", "queries-keys-values.md"),
     ("C003-08", "003 S3", "qkv", "Attention is like a meeting where the boss's words weigh more.", UNCHECKED,
      "An analogy; weights come from query–key scores, not from a fixed importance.", ""),
     ("C003-10", "003 S3", "qkv", "Q is the search query, K the article's title, V its body.", UNCHECKED, "An "
@@ -148,154 +141,154 @@ CLAIMS = [
      "weighted-sum.md"),
     ("C003-12", "003 S3", "qkv", "Separate Q and K break the symmetry \"i attends j ⇔ j attends i\".",
      only_when("\"symmetry\" means the scores"),
-     "With W_q = W_k the scores are symmetric (asymmetry {{ qkv_tied.tied_asymmetry }}) but the weights are not "
-     "({{ qkv_tied.tied_weights_asymmetry }}): the row softmax breaks it anyway.", "queries-keys-values.md"),
+     "With W_q = W_k the scores are symmetric (asymmetry {{ queries_keys_values.tied.tied_asymmetry }}) but the weights are not "
+     "({{ queries_keys_values.tied.tied_weights_asymmetry }}): the row softmax breaks it anyway.", "queries-keys-values.md"),
     ("C003-13", "003 S3", "qkv", "Q asks, K answers the match, V gives the content.", UNCHECKED, "A mnemonic.", ""),
     ("C003-16", "003 S4", "qkv", "Q = xW_q, K = xW_k, V = xW_v (linear, no bias).", HOLDS, cite("§3.2.2 (many "
      "libraries add a bias)."),
      "queries-keys-values.md"),
     ("C003-17", "003 S4", "qkv", "A higher score means a stronger relation between two words.", only_when("comparing "
      "keys of one query"),
-     "Softmax keeps the order within a row (checked on the running example: {{ claims_qkv.softmax_keeps_row_order "
+     "Softmax keeps the order within a row (checked on the running example: {{ claims.qkv.softmax_keeps_row_order "
      "}}); scores of "
      "different "
      "queries are not comparable.", "softmax.md"),
     ("C003-23", "003 S4", "qkv", "A word with a larger weight contributes more to the output.", only_when("the value "
      "vectors have equal length"),
-     "Contribution is w_j·v_j: in {{ claims_qkv.rows_top_weight_not_top_contribution }} of {{ "
-     "claims_qkv.n_running_tokens }} rows of the running "
+     "Contribution is w_j·v_j: in {{ claims.qkv.rows_top_weight_not_top_contribution }} of {{ "
+     "claims.qkv.n_running_tokens }} rows of the running "
      "example the "
      "top-weight key is not the largest contributor.", "weighted-sum.md"),
     ("C003-24", "003 S4", "qkv", "Gradients reach Q and K through the weights, and V directly through the "
      "weighted sum.", HOLDS,
-     "Wᵀ·dO matches finite differences of the loss in V to {{ claims_qkv.dv_is_weights_t_g }} (relative); the full "
-     "backward pass matches them to {{ backward_gradcheck.max_rel_error }} over {{ backward_gradcheck.n_entries }} "
+     "Wᵀ·dO matches finite differences of the loss in V to {{ claims.qkv.dv_is_weights_t_g }} (relative); the full "
+     "backward pass matches them to {{ backward.gradcheck.max_rel_error }} over {{ backward.gradcheck.n_entries }} "
      "entries.", "backward.md"),
     ("G-01", "common", "qkv", "Each attention head looks at its own slice of the input features.", FAILS,
      "Every head projects all d_model features: changing only the last input feature moves head 0's queries by "
-     "{{ claims_qkv.head0_sees_last_feature }}.", "multi-head.md"),
+     "{{ claims.qkv.head0_sees_last_feature }}.", "multi-head.md"),
     ("G-02", "common", "qkv", "Attention weights are symmetric: i attends to j as much as j to i.", FAILS,
-     "Running example: max |W − Wᵀ| = {{ claims_qkv.weights_asymmetry }}.", "softmax.md"),
+     "Running example: max |W − Wᵀ| = {{ claims.qkv.weights_asymmetry }}.", "softmax.md"),
     # ---------------------------------------------------------------- scaling and softmax
     ("C000-15", "000 §2.3", "scaling", "Dividing by √d_k keeps the softmax from saturating.", HOLDS,
      cite("§3.2.1: large dot products push the softmax \"into regions where it has extremely small gradients\"."),
      "scaled-dot-product.md"),
     ("C000-16", "000 §2.3", "scaling", "With unit-variance components, q·k has mean 0 and variance d_k.", HOLDS,
-     "{{ claims_scaling.n_samples }} samples: variance {{ claims_scaling.var_dot_16 }}, {{ claims_scaling.var_dot_64 "
-     "}}, {{ claims_scaling.var_dot_512 }} for d_k = 16, 64, 512; after the scale "
-     "{{ claims_scaling.var_scaled_16 }}, {{ claims_scaling.var_scaled_64 }}, {{ claims_scaling.var_scaled_512 }}. " + cite("footnote 4."), "scaled-dot-product.md"),
+     "{{ claims.scaling.n_samples }} samples: variance {{ claims.scaling.var_dot_16 }}, {{ claims.scaling.var_dot_64 "
+     "}}, {{ claims.scaling.var_dot_512 }} for d_k = 16, 64, 512; after the scale "
+     "{{ claims.scaling.var_scaled_16 }}, {{ claims.scaling.var_scaled_64 }}, {{ claims.scaling.var_scaled_512 }}. " + cite("footnote 4."), "scaled-dot-product.md"),
     ("C000-17", "000 §2.3", "scaling", "For d_k = 64 the dot products lie mostly in [−16, 16].", HOLDS,
-     "{{ claims_scaling.share_within_16 }} of samples (±2 standard deviations).", "scaled-dot-product.md"),
+     "{{ claims.scaling.share_within_16 }} of samples (±2 standard deviations).", "scaled-dot-product.md"),
     ("C000-18", "000 §2.3", "scaling", "Softmax saturates once inputs reach about 10 (e^10 ≈ 22026, e^20 ≈ "
      "4.8×10^8).",
      only_when("10 is the gap between scores, not their size"),
-     "e^10 = {{ claims_scaling.exp10 }}, e^20 = {{ claims_scaling.exp20 }}. softmax([1000, 1001, 1002]) = {{ "
-     "claims_scaling.softmax_1000 }}, the same as for [0, 1, 2] "
+     "e^10 = {{ claims.scaling.exp10 }}, e^20 = {{ claims.scaling.exp20 }}. softmax([1000, 1001, 1002]) = {{ "
+     "claims.scaling.softmax_1000 }}, the same as for [0, 1, 2] "
      "(difference "
-     "{{ claims_scaling.softmax_shift_error }}); a gap of 10 in 6 scores gives a top weight of {{ claims_scaling.gap10_top }}.", "softmax.md"),
+     "{{ claims.scaling.softmax_shift_error }}); a gap of 10 in 6 scores gives a top weight of {{ claims.scaling.gap10_top }}.", "softmax.md"),
     ("C000-19", "000 §2.3", "scaling", "Saturation makes gradients vanish.", HOLDS,
-     "Over {{ sdpa_saturation.n_rows }} rows of {{ sdpa_saturation.n_keys }} keys at d_k = 64, mean softmax Jacobian "
-     "norm {{ sdpa_saturation.jacobian_unscaled_64 }} unscaled (mean top weight "
-     "{{ sdpa_saturation.max_weight_unscaled_64 }}), {{ sdpa_saturation.jacobian_scaled_64 }} scaled (top weight "
-     "{{ sdpa_saturation.max_weight_scaled_64 }}); at d_k = 1024, {{ sdpa_saturation.jacobian_unscaled_1024 }} "
+     "Over {{ scaled_dot_product.saturation.n_rows }} rows of {{ scaled_dot_product.saturation.n_keys }} keys at d_k = 64, mean softmax Jacobian "
+     "norm {{ scaled_dot_product.saturation.jacobian_unscaled_64 }} unscaled (mean top weight "
+     "{{ scaled_dot_product.saturation.max_weight_unscaled_64 }}), {{ scaled_dot_product.saturation.jacobian_scaled_64 }} scaled (top weight "
+     "{{ scaled_dot_product.saturation.max_weight_scaled_64 }}); at d_k = 1024, {{ scaled_dot_product.saturation.jacobian_unscaled_1024 }} "
      "unscaled.", "scaled-dot-product.md"),
     ("C000-20", "000 §2.3", "scaling", "Setting s²·d_k = 1 gives the factor s = 1/√d_k.", HOLDS,
-     "Scaled variances {{ claims_scaling.var_scaled_16 }}, {{ claims_scaling.var_scaled_64 }}, {{ claims_scaling.var_scaled_512 }} (C000-16).", "scaled-dot-product.md"),
+     "Scaled variances {{ claims.scaling.var_scaled_16 }}, {{ claims.scaling.var_scaled_64 }}, {{ claims.scaling.var_scaled_512 }} (C000-16).", "scaled-dot-product.md"),
     ("C000-21", "000 §2.3", "scaling", "Without the scale the seed's softmax gives rows like [0.999, 0.0001, "
      "…].", FAILS,
-     "Unscaled, the seed's exp overflows (largest score {{ sdpa_seed_claims.s000_max_unscaled_score }}): "
-     "{{ sdpa_seed_claims.s000_nan_rows }} of {{ sdpa_seed_claims.s000_rows }} rows are NaN, and at least "
-     "{{ sdpa_seed_claims.robust_min_nan_rows }} in each of {{ sdpa_seed_claims.robust_seeds }} draws. A stable "
-     "softmax gives {{ sdpa_seed_claims.s000_one_hot_rows_unscaled }} rows that are exactly one-hot.",
+     "Unscaled, the seed's exp overflows (largest score {{ scaled_dot_product.seed_claims.s000_max_unscaled_score }}): "
+     "{{ scaled_dot_product.seed_claims.s000_nan_rows }} of {{ scaled_dot_product.seed_claims.s000_rows }} rows are NaN, and at least "
+     "{{ scaled_dot_product.seed_claims.robust_min_nan_rows }} in each of {{ scaled_dot_product.seed_claims.robust_seeds }} draws. A stable "
+     "softmax gives {{ scaled_dot_product.seed_claims.s000_one_hot_rows_unscaled }} rows that are exactly one-hot.",
      "scaled-dot-product.md"),
     ("C000-22", "000 §2.3", "scaling", "Adding / √d_k immediately makes the weights smooth and trainable.", FAILS,
-     "In the seed's code, with the scale: score std {{ sdpa_seed_claims.s000_scaled_score_std }}; over "
-     "{{ sdpa_seed_claims.robust_seeds }} draws {{ sdpa_seed_claims.robust_share_one_hot_scaled }} of rows put more "
-     "than 0.999 on one key. The cause is W drawn with std 1 (q entries have std {{ claims_scaling.seed000_q_std }}); "
-     "with std 1/√d_model the same draw gives score std {{ claims_scaling.seed000_fixed_std }} and mean top weight "
-     "{{ claims_scaling.seed000_fixed_top_nomask }} over its 6 rows without the mask.", "debugging.md#one-hot-weights"),
+     "In the seed's code, with the scale: score std {{ scaled_dot_product.seed_claims.s000_scaled_score_std }}; over "
+     "{{ scaled_dot_product.seed_claims.robust_seeds }} draws {{ scaled_dot_product.seed_claims.robust_share_one_hot_scaled }} of rows put more "
+     "than 0.999 on one key. The cause is W drawn with std 1 (q entries have std {{ claims.scaling.seed000_q_std }}); "
+     "with std 1/√d_model the same draw gives score std {{ claims.scaling.seed000_fixed_std }} and mean top weight "
+     "{{ claims.scaling.seed000_fixed_top_nomask }} over its 6 rows without the mask.", "debugging.md#one-hot-weights"),
     ("C000-23", "000 §2.3", "scaling", "Scaling is not a trick but a mathematical necessity.", only_when("q and k "
      "have unit-variance components"),
      "The seed's own code scales and still saturates (C000-22).", "debugging.md#one-hot-weights"),
     ("C003-18", "003 S4", "scaling", "When d_k is large, dot products become very large.", only_when("the components "
      "have a fixed variance"),
-     "Standard deviation grows as √d_k (variances {{ claims_scaling.var_dot_16 }}, {{ claims_scaling.var_dot_64 }}, "
-     "{{ claims_scaling.var_dot_512 }}).", "scaled-dot-product.md"),
+     "Standard deviation grows as √d_k (variances {{ claims.scaling.var_dot_16 }}, {{ claims.scaling.var_dot_64 }}, "
+     "{{ claims.scaling.var_dot_512 }}).", "scaled-dot-product.md"),
     ("C003-19", "003 S4", "scaling", "A saturated softmax outputs near 0 or 1 and has tiny gradients.", HOLDS,
-     "Over {{ sdpa_saturation.n_rows }} rows at d_k = 64: Jacobian norm {{ sdpa_saturation.jacobian_unscaled_64 }} "
-     "unscaled vs {{ sdpa_saturation.jacobian_scaled_64 }} scaled (C000-19).", "scaled-dot-product.md"),
+     "Over {{ scaled_dot_product.saturation.n_rows }} rows at d_k = 64: Jacobian norm {{ scaled_dot_product.saturation.jacobian_unscaled_64 }} "
+     "unscaled vs {{ scaled_dot_product.saturation.jacobian_scaled_64 }} scaled (C000-19).", "scaled-dot-product.md"),
     ("C003-20", "003 S4", "scaling", "Dividing by √d_k normalises the score variance to 1.", only_when("q and k "
      "have unit-variance components"),
-     "Scaled score variance in seed 003's code: {{ sdpa_seed_claims.s003_scaled_var }}; standard deviation in seed "
-     "000's: {{ sdpa_seed_claims.s000_scaled_score_std }}.", "scaled-dot-product.md"),
+     "Scaled score variance in seed 003's code: {{ scaled_dot_product.seed_claims.s003_scaled_var }}; standard deviation in seed "
+     "000's: {{ scaled_dot_product.seed_claims.s000_scaled_score_std }}.", "scaled-dot-product.md"),
     ("C003-21", "003 S4", "scaling", "Table: unscaled → variance d_k, tiny gradient, hard to train; scaled → "
      "variance 1, moderate, stable.", only_when("q and k have unit-variance components"),
-     "Variance and gradient columns: C000-16 and C000-19. Training column, d_k = {{ train_scaling.d_k }}, "
-     "{{ train_scaling.n_seeds }} seeds, {{ train_scaling.steps }} steps: attention on the right word "
-     "{{ train_scaling.final_attention_scaled_mean }} scaled vs {{ train_scaling.final_attention_unscaled_mean }} "
+     "Variance and gradient columns: C000-16 and C000-19. Training column, d_k = {{ training.scaling.d_k }}, "
+     "{{ training.scaling.n_seeds }} seeds, {{ training.scaling.steps }} steps: attention on the right word "
+     "{{ training.scaling.final_attention_scaled_mean }} scaled vs {{ training.scaling.final_attention_unscaled_mean }} "
      "unscaled.", "training.md"),
     ("C003-22", "003 S4", "scaling", "Each softmax row sums to 1.", HOLDS, "Largest deviation over 50 rows of wide "
-     "scores: {{ claims_scaling.row_sum_error }}.",
+     "scores: {{ claims.scaling.row_sum_error }}.",
      "softmax.md"),
     ("C003-25", "003 S5", "scaling", "Subtracting the max makes softmax stable without changing it.", HOLDS,
-     "Stable vs naive on moderate scores: {{ claims_scaling.stable_vs_naive }}.", "softmax.md"),
+     "Stable vs naive on moderate scores: {{ claims.scaling.stable_vs_naive }}.", "softmax.md"),
     ("C003-41", "003 S7", "scaling", "Always scale: without it the softmax saturates and gradients vanish.",
      only_when("the projections keep q and k near unit variance"), "Scaling is necessary, not sufficient: C000-22.",
      "debugging.md#one-hot-weights"),
     ("C003-42", "003 S7", "scaling", "Subtract the max in softmax to avoid overflow.", HOLDS,
      "It removes the seed's NaN rows exactly (C000-21).", "debugging.md#nan-overflow"),
     ("G-03", "common", "scaling", "Dividing by d_k instead of √d_k works just as well.", FAILS,
-     "Unit-variance q, k with d_k = 64, {{ claims_scaling.n_rows }} rows of 6 keys: mean top weight "
-     "{{ claims_scaling.scale_d_k_top }} with 1/d_k, close to uniform ({{ claims_scaling.uniform_6 }}), against "
-     "{{ claims_scaling.scale_sqrt_d_k_top }} with 1/√d_k.", "scaled-dot-product.md"),
+     "Unit-variance q, k with d_k = 64, {{ claims.scaling.n_rows }} rows of 6 keys: mean top weight "
+     "{{ claims.scaling.scale_d_k_top }} with 1/d_k, close to uniform ({{ claims.scaling.uniform_6 }}), against "
+     "{{ claims.scaling.scale_sqrt_d_k_top }} with 1/√d_k.", "scaled-dot-product.md"),
     ("G-04", "common", "scaling", "The 1/√d_k scale is a softmax temperature of √d_k.", HOLDS,
      "The core's softmax of s/√d_k against exp(s/T)/Σ exp(s/T) written out with T = √d_k = 8, over "
-     "{{ claims_scaling.n_rows }} rows: largest difference {{ claims_scaling.temperature_error }}. That temperature "
-     "brings unit-variance scores at d_k = 64 to std {{ claims_scaling.temperature_std }}.", "softmax.md"),
+     "{{ claims.scaling.n_rows }} rows: largest difference {{ claims.scaling.temperature_error }}. That temperature "
+     "brings unit-variance scores at d_k = 64 to std {{ claims.scaling.temperature_std }}.", "softmax.md"),
     # ---------------------------------------------------------------- positions and order
     ("C000-24", "000 §3.1", "positions", "Without position information attention cannot tell word orders "
      "apart.", HOLDS,
-     "Permuting the input permutes the output exactly (error {{ order_permutation.equivariance_error }}).", "order-matters.md"),
+     "Permuting the input permutes the output exactly (error {{ order_matters.permutation.equivariance_error }}).", "order-matters.md"),
     ("C000-25", "000 §3.1", "positions", "Position is a separate, learnable feature dimension hard-coded into the "
      "word vector.", FAILS,
      "Sinusoidal encodings have no parameters (the seed's own loop equals the core's formula to "
-     "{{ claims_positions.pe_formula_error }}) and are added to the same d_model dimensions. " + cite("§3.5."),
+     "{{ claims.positions.pe_formula_error }}) and are added to the same d_model dimensions. " + cite("§3.5."),
      "positional-encoding.md"),
     ("C000-26", "000 §3.1", "positions", "Sinusoidal encoding is not the only solution.", HOLDS,
-     "Table 3 row (E): learned positional embeddings {{ claims_why.paper_dev_learned_pe }} BLEU vs {{ "
-     "claims_why.paper_dev_base }} "
+     "Table 3 row (E): learned positional embeddings {{ claims.why.paper_dev_learned_pe }} BLEU vs {{ "
+     "claims.why.paper_dev_base }} "
      "(dev).", "positional-encoding.md"),
     ("C000-88", "000 §3.1", "positions", "Vaswani et al. designed the sinusoidal encoding in 2017 to meet three "
      "constraints: deterministic, extrapolating, sensitive to relative position.",
      only_when("read as the paper's two stated reasons"),
      "§3.5 gives two: relative positions (PE at pos + k is a linear function of PE at pos: a rotation, to "
-     "{{ pe_relative.rotation_max_error }}) and a hope to \"extrapolate to sequence lengths longer than the ones "
+     "{{ positional_encoding.relative.rotation_max_error }}) and a hope to \"extrapolate to sequence lengths longer than the ones "
      "encountered during training\". Determinism is a property, not a stated goal.", "positional-encoding.md"),
     ("C000-27", "000 §3.1", "positions", "Sinusoidal encodings are deterministic.", HOLDS,
      "A closed formula of position and dimension, with no draw and no parameter; the seed's loop and the core agree "
-     "to {{ claims_positions.pe_formula_error }}.", "positional-encoding.md"),
+     "to {{ claims.positions.pe_formula_error }}.", "positional-encoding.md"),
     ("C000-28", "000 §3.1", "positions", "The encoding extrapolates to positions never seen in training.",
      only_when("it means the vectors can be computed"),
-     "Position {{ claims_positions.far_position }} is finite (max |PE| {{ claims_positions.pe_far_max }}). Whether a "
+     "Position {{ claims.positions.far_position }} is finite (max |PE| {{ claims.positions.pe_far_max }}). Whether a "
      "model uses it is untested here; the paper "
      "only says it "
      "\"may allow the model to extrapolate\" (§3.5).", "positional-encoding.md"),
     ("C000-29", "000 §3.1", "positions", "P_i − P_j reflects the distance |i − j|.", HOLDS,
-     "‖P_i − P_j‖ depends only on i − j (spread {{ claims_positions.pe_distance_spread }}), though not monotonically "
-     "({{ claims_positions.pe_distance_not_monotone }} "
+     "‖P_i − P_j‖ depends only on i − j (spread {{ claims.positions.pe_distance_spread }}), though not monotonically "
+     "({{ claims.positions.pe_distance_not_monotone }} "
      "decreases in the first 40 steps).", "positional-encoding.md"),
     ("C000-30", "000 §3.1", "positions", "P(i, 2j) = sin(i/10000^(2j/d_model)), P(i, 2j+1) = cos(…).", HOLDS,
-     "The seed's loop equals the core's `sinusoidal_positions` (difference {{ claims_positions.pe_formula_error }}). " + cite("§3.5."),
+     "The seed's loop equals the core's `sinusoidal_positions` (difference {{ claims.positions.pe_formula_error }}). " + cite("§3.5."),
      "positional-encoding.md"),
     ("C000-31", "000 §3.1", "positions", "Small j is a low-frequency wave, large j a high-frequency one.", FAILS,
-     "Reversed: the period is {{ claims_positions.period_dim0 }} positions at dimension 0 and {{ "
-     "claims_positions.period_last }} at dimension 126 (d_model = "
+     "Reversed: the period is {{ claims.positions.period_dim0 }} positions at dimension 0 and {{ "
+     "claims.positions.period_last }} at dimension 126 (d_model = "
      "128).",
      "positional-encoding.md"),
     ("C000-32", "000 §3.1", "positions", "LayerNorm after embedding + PE is mandatory because their scales "
      "differ.", FAILS,
-     "std of the seed's word vectors {{ claims_positions.seed000_x_std }}, of its 6 encodings {{ "
-     "claims_positions.pe6_std }} (long sequences {{ claims_positions.pe_long_std }}). "
+     "std of the seed's word vectors {{ claims.positions.seed000_x_std }}, of its 6 encodings {{ "
+     "claims.positions.pe6_std }} (long sequences {{ claims.positions.pe_long_std }}). "
      "The paper adds "
      "them and applies dropout, no LayerNorm (§3.4, §5.4).", "positional-encoding.md"),
     ("C000-33", "000 §3.1", "positions", "The correct pipeline is (embedding + PE) → LayerNorm → "
@@ -311,14 +304,14 @@ CLAIMS = [
      "positional-encoding.md"),
     ("C000-75", "000 §5.2", "positions", "Fine-tuning on 128-token data overfits the first 128 positions and "
      "ignores the rest.", only_when("positions are a learned table, and \"ignores\" means \"never updates\""),
-     "Rows of a learned {{ debug_positions.table_rows }}-row table that no input uses get gradient "
-     "{{ debug_positions.unused_grad }}: they keep their pre-trained values. Sinusoidal encodings have no parameters. "
+     "Rows of a learned {{ debugging.positions.table_rows }}-row table that no input uses get gradient "
+     "{{ debugging.positions.unused_grad }}: they keep their pre-trained values. Sinusoidal encodings have no parameters. "
      "Whether the used rows overfit needs fine-tuning runs.", "debugging.md#positions"),
     ("C000-76", "000 §5.2", "positions", "Fix: map the \"512-dim\" encoding to 128 dims, then bilinearly back to "
      "512.", FAILS,
      "512 is a number of positions, not a width. Resampling the table down to 128 positions and back moves dimension "
      "0 by "
-     "{{ debug_positions.resample_error_fast }} (values lie in [−1, 1]). Position interpolation (Chen et al. 2023) "
+     "{{ debugging.positions.resample_error_fast }} (values lie in [−1, 1]). Position interpolation (Chen et al. 2023) "
      "rescales position "
      "indices to "
      "extend a window, not to shrink it.", "debugging.md#positions"),
@@ -326,100 +319,100 @@ CLAIMS = [
      "setup.", ""),
     ("C000-83", "000 §6", "positions", "Without PE all words are equal and order is invisible.", only_when("there is "
      "no causal mask"),
-     "Permutation error {{ order_permutation.equivariance_error }} without a mask, {{ "
-     "order_permutation.mask_equivariance_error }} with "
+     "Permutation error {{ order_matters.permutation.equivariance_error }} without a mask, {{ "
+     "order_matters.permutation.mask_equivariance_error }} with "
      "one.", "order-matters.md"),
     ("C000-84", "000 §6", "positions", "Transformers have no built-in notion of before and after.", only_when("there "
      "is no causal mask"),
-     "A causal mask alone breaks the permutation symmetry: gap {{ order_permutation.mask_equivariance_error }}.", "order-matters.md"),
+     "A causal mask alone breaks the permutation symmetry: gap {{ order_matters.permutation.mask_equivariance_error }}.", "order-matters.md"),
     ("C003-36", "003 S6", "positions", "Swapping two words gives exactly the same attention result (\"permutation "
      "invariance\").", FAILS,
-     "It is equivariance: f(Px) = P f(x) to {{ order_permutation.equivariance_error }}, but f(Px) differs from f(x) "
-     "by {{ order_permutation.invariance_error }}.",
+     "It is equivariance: f(Px) = P f(x) to {{ order_matters.permutation.equivariance_error }}, but f(Px) differs from f(x) "
+     "by {{ order_matters.permutation.invariance_error }}.",
      "order-matters.md"),
     ("C003-37", "003 S6", "positions", "Without PE the dot product depends only on the words, not their "
      "positions.", HOLDS,
      "Same measurement as C003-36.", "order-matters.md"),
     ("C003-38", "003 S6", "positions", "\"I love you\" and \"You love I\" are treated as the same "
      "input.", only_when("\"same\" means the same set of outputs"),
-     "Mean-pooled outputs agree to {{ order_permutation.pooled_error }}; each token keeps its own output vector, "
-     "which moves with it ({{ order_permutation.equivariance_error }}).", "order-matters.md"),
+     "Mean-pooled outputs agree to {{ order_matters.permutation.pooled_error }}; each token keeps its own output vector, "
+     "which moves with it ({{ order_matters.permutation.equivariance_error }}).", "order-matters.md"),
     ("C003-39", "003 S6", "positions", "Positional encodings are added to the word "
      "embeddings.", HOLDS, cite("§3.5."), "positional-encoding.md"),
     ("C003-40", "003 S6", "positions", "Addition was chosen over concatenation to keep the width and be efficient.",
      only_when("read as \"addition keeps the width\""),
-     "Adding keeps d_model = {{ claims_heads.add_width }}; concatenating gives {{ claims_heads.concat_width }}. The "
+     "Adding keeps d_model = {{ claims.heads.add_width }}; concatenating gives {{ claims.heads.concat_width }}. The "
      "paper gives only that reason (\"so "
      "that the two "
      "can be summed\", §3.5).", "positional-encoding.md"),
     ("C003-46", "003 S8", "positions", "Positional encoding fixes the order blindness.", HOLDS,
-     "With PE added, f(Px) and P f(x) differ by {{ order_permutation.pe_equivariance_error }}.", "order-matters.md"),
+     "With PE added, f(Px) and P f(x) differ by {{ order_matters.permutation.pe_equivariance_error }}.", "order-matters.md"),
     # ---------------------------------------------------------------- shapes and heads
     ("C000-35", "000 §3.2", "heads", "L = 6, d_model = 128, h = 2 give d_k = d_v = 64.", HOLDS, "128 / 2 = "
      "64.", "multi-head.md"),
     ("C000-36", "000 §3.2", "heads", "X (6, 128) → fused W (128, 128) → reshape (6, 2, 64) → transpose (2, 6, "
      "64).", HOLDS,
-     "Measured: {{ claims_heads.split_shapes }}.", "multi-head.md"),
+     "Measured: {{ claims.heads.split_shapes }}.", "multi-head.md"),
     ("C000-37", "000 §3.2", "heads", "Softmax runs over dim 1, the sequence dimension.", only_when("the scores are "
      "2-D (L, L)"),
-     "For (h, L, L) scores, axis 1 leaves rows summing to as much as {{ claims_heads.axis1_row_sum_error }} away "
+     "For (h, L, L) scores, axis 1 leaves rows summing to as much as {{ claims.heads.axis1_row_sum_error }} away "
      "from 1; the last "
      "axis: "
-     "{{ claims_heads.axis_last_row_sum_error }}.", "softmax.md"),
+     "{{ claims.heads.axis_last_row_sum_error }}.", "softmax.md"),
     ("C000-38", "000 §3.2", "heads", "Without splitting heads a 64-d Q would meet a 128-d K.", FAILS,
-     "Unsplit, Q and K are both 128-d: Q @ Kᵀ has shape {{ claims_heads.unsplit_scores_shape }}.", "multi-head.md"),
+     "Unsplit, Q and K are both 128-d: Q @ Kᵀ has shape {{ claims.heads.unsplit_scores_shape }}.", "multi-head.md"),
     ("C000-39", "000 §3.2", "heads", "Per-head W of shape (128, 64) is a beginner's mistake that loses multi-head "
      "ability.", FAILS,
      "The paper defines per-head W_i^Q ∈ R^(d_model×d_k) (§3.2.2); the fused matrix is their concatenation "
      "(difference "
-     "{{ mha_fused_vs_separate.tutorial_slice_error }}).", "multi-head.md"),
+     "{{ multi_head.fused_vs_separate.tutorial_slice_error }}).", "multi-head.md"),
     ("C000-52", "000 §4.1", "heads", "All heads share one set of W; only the output is split.", FAILS,
      "Each head uses its own column block of W; no parameter is shared (C000-39).", "multi-head.md"),
     ("C000-61", "000 §4.3", "heads", "Concatenate heads to (6, 128), then multiply by W_o (128, 128).", HOLDS,
-     "Measured: {{ claims_heads.concat_shape }}. " + cite("§3.2.2."), "multi-head.md"),
+     "Measured: {{ claims.heads.concat_shape }}. " + cite("§3.2.2."), "multi-head.md"),
     ("C000-62", "000 §4.3", "heads", "W_o is a \"feature fuser\".", UNCHECKED, "A description, not a measurable "
      "claim.", ""),
     ("C000-63", "000 §4.3", "heads", "Removing W_o cost 1.2 BLEU.", UNCHECKED, "The paper has no such ablation "
      "(Table 3).", ""),
     ("C003-44", "003 S7", "heads", "The output has the input's shape (batch, seq_len, d_model).", HOLDS,
-     "Seed 003's run: input, output, weights {{ claims_seed003.shapes }}.", "full-layer.md"),
+     "Seed 003's run: input, output, weights {{ claims.seed003.shapes }}.", "full-layer.md"),
     ("G-05", "common", "heads", "h heads of width d_model/h cost about as much as one full-width head.", HOLDS,
-     "Multiply-adds for QKᵀ at L = 6: {{ claims_heads.madds_multi }} with 2 heads, {{ claims_heads.madds_single }} "
+     "Multiply-adds for QKᵀ at L = 6: {{ claims.heads.madds_multi }} with 2 heads, {{ claims.heads.madds_single }} "
      "with one. "
      "" + cite("§3.2.2."), "multi-head.md"),
     # ---------------------------------------------------------------- masks
     ("C000-40", "000 §3.3", "masks", "In the encoder every token is visible.", only_when("there is no padding"),
-     "Without a padding mask a real token puts {{ debug_padding.no_mask_pad_weight }} of its weight on padding; with "
+     "Without a padding mask a real token puts {{ debugging.padding.no_mask_pad_weight }} of its weight on padding; with "
      "it, "
-     "{{ debug_padding.padding_mask_pad_weight }}.",
+     "{{ debugging.padding.padding_mask_pad_weight }}.",
      "debugging.md#padding"),
     ("C000-41", "000 §3.3", "masks", "The decoder must hide future tokens.", HOLDS,
-     "Without a mask, changing the last token moves earlier outputs by {{ masks_leakage.no_mask_max_change }}; with "
+     "Without a mask, changing the last token moves earlier outputs by {{ masks.leakage.no_mask_max_change }}; with "
      "a causal mask by "
-     "{{ masks_leakage.causal_max_change }}.",
+     "{{ masks.leakage.causal_max_change }}.",
      "debugging.md#leaking-mask"),
     ("C000-42", "000 §3.3", "masks", "np.triu(ones, k=1) marks exactly the pairs j > i.", HOLDS, "Checked for L = 6: "
-     "{{ claims_masks.triu_is_future }}.",
+     "{{ claims.masks.triu_is_future }}.",
      "masks.md"),
     ("C000-43", "000 §3.3", "masks", "Subtracting 1e9 makes the masked weights ≈ 0.",
      only_when("every row keeps a visible key and the dtype can hold 1e9 (float32 or wider)"),
      "The seed's own line, `scores - 1e9 * mask`, on its own scores (table below): in float64 the masked weights "
-     "are {{ claims_masks.float64_naive_causal }}. When every key is masked, the seed's exp / sum gives "
-     "{{ claims_masks.float64_naive_empty }} of {{ claims_masks.n_weights }} weights, and a max-subtracting softmax "
-     "returns the *unmasked* rows (change {{ claims_masks.float64_stable_empty }}). float32 rounds −1e9 + s to steps "
-     "of 64 (change {{ claims_masks.float32_stable_empty }}); float16 stores 1e9 as inf, and inf·0 = NaN makes "
-     "{{ claims_masks.float16_stable_causal }} of {{ claims_masks.n_weights }} weights even under the causal mask.", "masks.md"),
+     "are {{ claims.masks.float64_naive_causal }}. When every key is masked, the seed's exp / sum gives "
+     "{{ claims.masks.float64_naive_empty }} of {{ claims.masks.n_weights }} weights, and a max-subtracting softmax "
+     "returns the *unmasked* rows (change {{ claims.masks.float64_stable_empty }}). float32 rounds −1e9 + s to steps "
+     "of 64 (change {{ claims.masks.float32_stable_empty }}); float16 stores 1e9 as inf, and inf·0 = NaN makes "
+     "{{ claims.masks.float16_stable_causal }} of {{ claims.masks.n_weights }} weights even under the causal mask.", "masks.md"),
     ("C000-44", "000 §3.3", "masks", "Masked weights are 0 and their gradient is 0.", HOLDS,
-     "Largest gradient on a masked score: {{ debug_gradients.masked_grad_max }}; a fully masked query gets "
-     "{{ backward_gradcheck.masked_query_grad }}.", "debugging.md#detach"),
+     "Largest gradient on a masked score: {{ debugging.gradients.masked_grad_max }}; a fully masked query gets "
+     "{{ backward.gradcheck.masked_query_grad }}.", "debugging.md#detach"),
     ("C000-45", "000 §3.3", "masks", "Mask before the softmax, not after.", HOLDS,
-     "After the softmax, subtracting 1e9 gives weights down to {{ masks_after_softmax.subtract_after_min }}; "
-     "multiplying by the mask without renormalising leaves rows summing to {{ masks_after_softmax.no_renorm_min_sum "
+     "After the softmax, subtracting 1e9 gives weights down to {{ masks.after_softmax.subtract_after_min }}; "
+     "multiplying by the mask without renormalising leaves rows summing to {{ masks.after_softmax.no_renorm_min_sum "
      "}}, "
      "and their denominators still include the future.", "masks.md"),
     ("C000-46", "000 §3.3", "masks", "Subtracting the mask after the softmax is ineffective because the values "
      "are saturated.", FAILS,
-     "It gives weights of {{ masks_after_softmax.subtract_after_min }}: garbage, and unrelated to saturation.",
+     "It gives weights of {{ masks.after_softmax.subtract_after_min }}: garbage, and unrelated to saturation.",
      "masks.md"),
     ("C000-47", "000 §3.3", "masks", "A mask in the wrong place once crashed the author's training.", UNCHECKED, "An "
      "anecdote.", ""),
@@ -427,38 +420,38 @@ CLAIMS = [
      "(it also attends to itself)"),
      "See C003-02.", "masks.md"),
     ("G-06", "common", "masks", "Filling masked scores with −∞ is always safe.", FAILS,
-     "A row of 6 keys, all masked with −∞: the naive softmax returns {{ claims_masks.fully_masked_inf_nan }} NaN "
+     "A row of 6 keys, all masked with −∞: the naive softmax returns {{ claims.masks.fully_masked_inf_nan }} NaN "
      "weights of "
      "6.", "debugging.md#nan-masked-rows"),
     # ---------------------------------------------------------------- the seeds' code and outputs
     ("C000-01", "000 §1", "code", "The core is 20 lines of NumPy.", only_when("\"20\" means about 20"),
-     "The reconstructed function has {{ claims_seed000.statements }} statements.", ""),
+     "The reconstructed function has {{ claims.seed000.statements }} statements.", ""),
     ("C000-48", "000 §4.1", "code", "The implementation uses only NumPy.", HOLDS, "The reconstruction imports NumPy "
      "only (snippets/lib/claims_seeds.py).", ""),
     ("C000-49", "000 §4.1", "code", "20 core lines, every line commented.", only_when("\"every line\" means every "
      "block"),
-     "{{ claims_seed000.statements }} statements; comments head blocks of lines (the stored text lost its line breaks).", ""),
+     "{{ claims.seed000.statements }} statements; comments head blocks of lines (the stored text lost its line breaks).", ""),
     ("C000-50", "000 §4.1", "code", "The weights have shape (6, 6).", HOLDS, "Measured: "
-     "{{ claims_seed000.weights_shape }}.", ""),
-    ("C000-51", "000 §4.1", "code", "The output has shape (6, 64).", HOLDS, "Measured: {{ claims_seed000.output_shape }} (head "
+     "{{ claims.seed000.weights_shape }}.", ""),
+    ("C000-51", "000 §4.1", "code", "The output has shape (6, 64).", HOLDS, "Measured: {{ claims.seed000.output_shape }} (head "
      "0 only).", ""),
     ("C000-53", "000 §4.1", "code", "The function computes self-attention for a sentence.", only_when("the sentence "
      "has exactly 6 words"),
-     "Five words: {{ claims_seed000.five_words }}.", "debugging.md#shape-errors"),
+     "Five words: {{ claims.seed000.five_words }}.", "debugging.md#shape-errors"),
     ("C000-54", "000 §4.1", "code", "The word vectors are random stand-ins for trained embeddings.", HOLDS,
      "Drawn per position, so \"The\" and \"the\" are unrelated vectors.", "tokens-to-vectors.md"),
     ("C000-55", "000 §4.2", "code", "The \"cat\" row is [0.02, 0.45, 0.08, 0.15, 0.03, 0.27].", FAILS,
-     "The causal mask forces entries 3–6 to exactly 0 (measured max {{ claims_seed000.cat_future_max }}); the row is "
+     "The causal mask forces entries 3–6 to exactly 0 (measured max {{ claims.seed000.cat_future_max }}); the row is "
      "one-hot "
      "(weight "
-     "{{ claims_seed000.cat_self }} on \"cat\" in our draw).", "masks.md"),
+     "{{ claims.seed000.cat_self }} on \"cat\" in our draw).", "masks.md"),
     ("C000-56", "000 §4.2", "code", "\"cat\" attends most to itself (0.45).", FAILS,
-     "The row is one-hot, never 0.45; over {{ claims_seed000.n_draws }} random draws \"cat\" wins over \"The\" in {{ "
-     "claims_seed000.cat_self_share }} (two "
+     "The row is one-hot, never 0.45; over {{ claims.seed000.n_draws }} random draws \"cat\" wins over \"The\" in {{ "
+     "claims.seed000.cat_self_share }} (two "
      "visible keys).",
      "masks.md"),
     ("C000-57", "000 §4.2", "code", "Next, \"cat\" attends to \"mat\" (0.27) and \"on\" (0.15).", FAILS,
-     "Future positions under the causal mask: weight {{ claims_seed000.cat_future_max }}.", "masks.md"),
+     "Future positions under the causal mask: weight {{ claims.seed000.cat_future_max }}.", "masks.md"),
     ("C000-59", "000 §4.2", "code", "Without self-attention weight each word's representation would "
      "drift.", UNCHECKED,
      "Unsupported; the residual connection keeps a token's own vector.", "transformer-block.md"),
@@ -470,86 +463,86 @@ CLAIMS = [
      "As C000-02, with the projection counted.", "scaled-dot-product.md"),
     ("C003-26", "003 S5", "code", "Initialising W_q, W_k, W_v as randn·0.01 (\"small random numbers\") is a good "
      "start.", FAILS,
-     "Seed 003's own run: every weight lies in [{{ sdpa_seed_claims.s003_weight_min }}, {{ "
-     "sdpa_seed_claims.s003_weight_max }}] (uniform 0.2); output std "
-     "{{ sdpa_seed_claims.s003_output_std }} vs "
-     "input {{ sdpa_seed_claims.s003_x_std }}.", "debugging.md#dead-head"),
+     "Seed 003's own run: every weight lies in [{{ scaled_dot_product.seed_claims.s003_weight_min }}, {{ "
+     "scaled_dot_product.seed_claims.s003_weight_max }}] (uniform 0.2); output std "
+     "{{ scaled_dot_product.seed_claims.s003_output_std }} vs "
+     "input {{ scaled_dot_product.seed_claims.s003_x_std }}.", "debugging.md#dead-head"),
     ("C003-27", "003 S5", "code", "The class implements scaled dot-product self-attention.", HOLDS,
      "Single head, √d_k = √d_model, no mask, no W_o.", "scaled-dot-product.md"),
     ("C003-28", "003 S5", "code", "The class handles (batch, seq_len, d_model) input.", only_when("the input is 3-D"),
-     "A 2-D input raises {{ claims_seed003.error_2d }}.", ""),
+     "A 2-D input raises {{ claims.seed003.error_2d }}.", ""),
     ("C003-29", "003 S5", "code", "Shapes (2, 5, 10), (2, 5, 10), (2, 5, 5).", HOLDS, "Measured: "
-     "{{ claims_seed003.shapes }}.", ""),
-    ("C003-30", "003 S5", "code", "The printed row sum is 1.000.", HOLDS, "Measured: {{ claims_seed003.row_sum }}.", ""),
+     "{{ claims.seed003.shapes }}.", ""),
+    ("C003-30", "003 S5", "code", "The printed row sum is 1.000.", HOLDS, "Measured: {{ claims.seed003.row_sum }}.", ""),
     ("C003-31", "003 S5", "code", "Same shape, and every word now carries its context.", only_when("the projections "
      "are not tiny"),
-     "With the class's init all 5 outputs of a sequence agree to {{ claims_seed003.token_spread }}: every token gets "
+     "With the class's init all 5 outputs of a sequence agree to {{ claims.seed003.token_spread }}: every token gets "
      "the same "
      "average.",
      "debugging.md#dead-head"),
     ("C003-32", "003 S5", "code", "The heat map shows how much each word attends to the others.", FAILS,
-     "With these weights the map is flat: {{ claims_seed003.n_labels }} distinct cell label(s): "
-     "{{ claims_seed003.label_list }}.", "debugging.md#dead-head"),
+     "With these weights the map is flat: {{ claims.seed003.n_labels }} distinct cell label(s): "
+     "{{ claims.seed003.label_list }}.", "debugging.md#dead-head"),
     # ---------------------------------------------------------------- debugging table and tips
     ("C000-64", "000 §5.1", "debugging", "\"operands could not be broadcast together\" means Q/K/V dimensions do not "
      "match.", FAILS,
      "Mismatched Q/K raise a matmul error; the seed's own broadcast error comes from its 6×6 mask: "
-     "{{ claims_seed000.five_words }}.",
+     "{{ claims.seed000.five_words }}.",
      "debugging.md#shape-errors"),
     ("C000-65", "000 §5.1", "debugging", "One-hot weights mean the scale is missing or too small.", FAILS,
-     "The seed's code has the scale and is one-hot (mean top weight {{ claims_seed000.mean_top }} over its 6 rows; "
-     "{{ sdpa_seed_claims.robust_share_one_hot_scaled }} of rows over {{ sdpa_seed_claims.robust_seeds }} draws); the "
+     "The seed's code has the scale and is one-hot (mean top weight {{ claims.seed000.mean_top }} over its 6 rows; "
+     "{{ scaled_dot_product.seed_claims.robust_share_one_hot_scaled }} of rows over {{ scaled_dot_product.seed_claims.robust_seeds }} draws); the "
      "cause is W's std (C000-22).",
      "debugging.md#one-hot-weights"),
     ("C000-66", "000 §5.1", "debugging", "For NaN from exp overflow, clip scores to [−50, 50].", FAILS,
-     "Clipping changes the weights: scores [120, 80, 60, 0] get top weight {{ debug_nan.row_clipped_top }} instead of "
-     "{{ debug_nan.row_exact_top }}, and {{ debug_nan.clip_zero_grad_share }} of the clipped scores get zero "
-     "gradient; subtracting the max is exact ({{ debug_nan.shift_error }}).", "debugging.md#nan-overflow"),
+     "Clipping changes the weights: scores [120, 80, 60, 0] get top weight {{ debugging.nan.row_clipped_top }} instead of "
+     "{{ debugging.nan.row_exact_top }}, and {{ debugging.nan.clip_zero_grad_share }} of the clipped scores get zero "
+     "gradient; subtracting the max is exact ({{ debugging.nan.shift_error }}).", "debugging.md#nan-overflow"),
     ("C000-67", "000 §5.1", "debugging", "Over-attending to \"The\" comes from a too-large PE; normalise it by its "
      "max.", FAILS,
-     "max |PE| = {{ debug_first_token.pe_max }} already, so the fix changes the encoding by "
-     "{{ debug_first_token.pe_fix_change }}; a causal mask alone gives the first key extra weight "
-     "({{ debug_first_token.causal_measured }} against {{ debug_first_token.bidir_measured }} without it).",
+     "max |PE| = {{ debugging.first_token.pe_max }} already, so the fix changes the encoding by "
+     "{{ debugging.first_token.pe_fix_change }}; a causal mask alone gives the first key extra weight "
+     "({{ debugging.first_token.causal_measured }} against {{ debugging.first_token.bidir_measured }} without it).",
      "debugging.md#first-word"),
     ("C000-68", "000 §5.1", "debugging", "Multi-head worse than single-head: W_o uninitialised; use "
      "randn·0.02.", UNCHECKED,
-     "A training question. Table 3 (A): 1 head {{ claims_why.paper_dev_one_head }} vs {{ claims_why.paper_dev_base "
+     "A training question. Table 3 (A): 1 head {{ claims.why.paper_dev_one_head }} vs {{ claims.why.paper_dev_base "
      "}} BLEU with "
      "8.", "debugging.md#w-o"),
     ("C000-69", "000 §5.2", "debugging", "Plot attention maps during training to debug.", UNCHECKED, "Advice.", ""),
     ("C000-70", "000 §5.2", "debugging", "A head stuck on padding means a PE or mask bug.", only_when("\"bug\" means "
      "the padding mask"),
-     "Padding weight {{ debug_padding.no_mask_pad_weight }} without the mask, {{ "
-     "debug_padding.padding_mask_pad_weight }} with it; PE plays no "
+     "Padding weight {{ debugging.padding.no_mask_pad_weight }} without the mask, {{ "
+     "debugging.padding.padding_mask_pad_weight }} with it; PE plays no "
      "part.", "debugging.md#padding"),
     ("C000-71", "000 §5.2", "debugging", "Weights stuck near uniform (≈0.1667) mean a dead head: check W_k's "
      "init.", HOLDS,
-     "Seed 003's init at 6 tokens: weights in [{{ claims_seed003.six_min }}, {{ claims_seed003.six_max }}].", "debugging.md#dead-head"),
+     "Seed 003's init at 6 tokens: weights in [{{ claims.seed003.six_min }}, {{ claims.seed003.six_max }}].", "debugging.md#dead-head"),
     ("C000-72", "000 §5.2", "debugging", "Check gradients numerically (gradcheck).", HOLDS,
-     "The same check in NumPy: relative error {{ backward_gradcheck.max_rel_error }}.", "debugging.md#detach"),
+     "The same check in NumPy: relative error {{ backward.gradcheck.max_rel_error }}.", "debugging.md#detach"),
     ("C000-73", "000 §5.2", "debugging", "Masking without .detach() lets gradient flow through the mask and causes "
      "NaN.", FAILS,
-     "The gradient on masked scores is {{ debug_gradients.masked_grad_max }}; NaN comes from fully masked −∞ rows "
+     "The gradient on masked scores is {{ debugging.gradients.masked_grad_max }}; NaN comes from fully masked −∞ rows "
      "(G-06).", "debugging.md#detach"),
     ("C000-78", "000 §5.2", "debugging", "An L1 penalty on attention weights makes a head sparse and local.", FAILS,
-     "Every row's L1 norm is {{ claims_debugging.l1_row_norm }}; the penalty's gradient is {{ debug_gradients.l1_grad_max }}.", "debugging.md#l1-penalty"),
+     "Every row's L1 norm is {{ claims.debugging.l1_row_norm }}; the penalty's gradient is {{ debugging.gradients.l1_grad_max }}.", "debugging.md#l1-penalty"),
     ("C000-79", "000 §5.2", "debugging", "Penalising high short-range weights pushes a head to long range.", HOLDS,
      "Gradient descent on such a penalty raises the mean attended distance from {{ "
-     "claims_debugging.mean_distance_before }} to "
-     "{{ claims_debugging.mean_distance_after }}.",
+     "claims.debugging.mean_distance_before }} to "
+     "{{ claims.debugging.mean_distance_after }}.",
      "debugging.md#l1-penalty"),
     ("C000-80", "000 §5.2", "debugging", "This raised F1 by 5.7% on legal text.", UNCHECKED, "An anecdote without a "
      "setup.", ""),
     # ---------------------------------------------------------------- cost and the big picture
     ("C003-34", "003 S6", "cost", "Parallelism mainly helps training.", HOLDS,
      "All positions in one causal call equal position-by-position generation (difference {{ "
-     "claims_cost.parallel_vs_stepwise }}); "
+     "claims.cost.parallel_vs_stepwise }}); "
      "generation "
      "still needs one step per token.", "kv-cache.md"),
     ("C003-35", "003 S6", "cost", "Each generated token still recomputes attention with all history: "
      "O(N).", only_when("a KV cache is kept (then nothing is recomputed)"),
-     "Multiply-adds for one new token at N = {{ claims_cost.n_ctx }}, d = 64: {{ claims_cost.step_madds_cache }} "
-     "with a cache, {{ claims_cost.step_madds_nocache }} "
+     "Multiply-adds for one new token at N = {{ claims.cost.n_ctx }}, d = 64: {{ claims.cost.step_madds_cache }} "
+     "with a cache, {{ claims.cost.step_madds_nocache }} "
      "recomputing "
      "every row.", "kv-cache.md"),
     ("C003-45", "003 S8", "cost", "Self-attention completely removes the RNN's serial bottleneck.", FAILS,
