@@ -19,7 +19,7 @@ NEWEST_TAG = $(shell git tag --list 'v*' --sort=-version:refname | head -n 1)
 LATEST = $(if $(NEWEST_TAG),$(filter v$(VERSION),$(NEWEST_TAG)),$(filter dev,$(VERSION)))
 MIKE_PUSH ?=
 
-.PHONY: serve test install install-test outputs check check-full site deploy publish lock bench lighthouse clean
+.PHONY: serve test test-fast install install-test outputs check check-full site deploy publish lock bench lighthouse clean
 
 $(SITE_STAMP): requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -51,6 +51,9 @@ serve: outputs  ## serve the site at http://127.0.0.1:8000 (reruns edited snippe
 
 test: install-test  ## run the whole test suite
 	$(BIN)/python -m pytest
+
+test-fast: install-test  ## the tests that need no site build, browser or notebook kernel
+	$(BIN)/python -m pytest tests/core tests/build tests/chapters -m "not site and not kernel"
 
 deploy: install  ## build the site as version $(VERSION) into the local gh-pages branch (mike)
 	PATH="$(abspath $(BIN)):$$PATH" VERSION_PROVIDER=mike $(BIN)/mike deploy --update-aliases $(VERSION) $(if $(LATEST),latest) $(MIKE_PUSH)

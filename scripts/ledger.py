@@ -1,7 +1,7 @@
 """The verification ledger: what the site claims, what backs each claim, and its status at this commit.
 
 Two kinds of backing, both found in the code, never listed by hand:
-- tests marked ``@pytest.mark.claim("...")`` (found by reading tests/*.py); their status comes from the record
+- tests marked ``@pytest.mark.claim("...")`` (found by reading tests/**/test_*.py); their status comes from the record
   that tests/conftest.py writes, and only from a complete run (the whole suite, nothing selected away) of the
   very commit the page is built from, with no uncommitted change on either side. Anything else leaves the
   claims without a status and says why in one sentence;
@@ -55,14 +55,14 @@ def _claim_text(decorator):
 def claim_tests(tests_dir):
     """[(claim, test id)] for every test function that carries a claim marker."""
     found = []
-    for path in sorted(tests_dir.glob("test_*.py")):
+    for path in sorted(tests_dir.rglob("test_*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))  # a broken test file fails loudly
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
                 for decorator in node.decorator_list:
                     text = _claim_text(decorator)
                     if text:
-                        found.append((text, f"tests/{path.name}::{node.name}"))
+                        found.append((text, f"{path.relative_to(tests_dir.parent).as_posix()}::{node.name}"))
     return found
 
 

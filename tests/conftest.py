@@ -1,20 +1,17 @@
-"""Make the snippets' modules (attention, publish, ...) and the build (scripts.pipeline) importable; record each
-test's outcome for the verification ledger; run the site tests last; build the site once per session."""
+"""Record each test's outcome for the verification ledger; run the site tests last; build the site once per
+session. (pyproject.toml's pythonpath makes the build, the snippets' library and tests/support.py importable.)"""
 
 import json
 import os
 import subprocess
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "snippets"), str(REPO)]
-
-from scripts.ledger import PARTIAL, RESULTS, working_tree  # noqa: E402
+from scripts.ledger import PARTIAL, RESULTS, working_tree
+from scripts.pipeline.project import REPO
 
 # At least 1000 examples per property, in CI and locally alike.
 settings.register_profile("site", max_examples=1000, deadline=None)

@@ -2,7 +2,7 @@
 
 The key covers the snippet's text, every local module it imports (directly or
 not), the versions of Python, NumPy and matplotlib, and the source of the
-builder stages that shape the files (worker, and published for their names) and the environment
+builder stages that shape the files (worker; published and references for their names and sections) and the environment
 snippets run in (runner.SNIPPET_ENV), so a change to any of them reruns
 exactly the snippets it can affect.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from .discover import dependencies, library_modules
 from .runner import SNIPPET_ENV
 
-BUILDER_FILES = [Path(__file__).with_name(name) for name in ("worker.py", "published.py", "keys.py")]
+BUILDER_FILES = [Path(__file__).with_name(name) for name in ("worker.py", "published.py", "references.py", "keys.py")]
 
 
 def digest(data):

@@ -18,11 +18,10 @@ import nbformat
 
 from .discover import BOOTSTRAP, BOOTSTRAP_IMPORTS, LIBRARY, dependencies, import_graph, module_path
 from .published import figure_file, printed, run_record
-from .references import read_page
+from .references import read_page, without_section_markers
 from .runner import LIMIT_LINE
 from .store import write_text_atomic
 
-SECTION_MARKER = re.compile(r"^[ \t]*# --8<-- \[(start|end):[\w-]+\][ \t]*\n", re.MULTILINE)
 
 MODULE_TAG = "module-source"  # the site's notebook pages hide these cells (mkdocs.yml: remove_tag_config)
 
@@ -76,7 +75,7 @@ def split_docstring(source):
     if doc and isinstance(first, ast.Expr):
         lines = source.splitlines(keepends=True)
         source = "".join(lines[first.end_lineno :])
-    return doc, without_bootstrap(LIMIT_LINE.sub("", SECTION_MARKER.sub("", source))).strip() + "\n"
+    return doc, without_bootstrap(LIMIT_LINE.sub("", without_section_markers(source))).strip() + "\n"
 
 
 def module_cell(name, source):

@@ -25,6 +25,9 @@ OUTPUT = re.compile(rf'^[ \t]*--8<--[ \t]+"docs/generated/({SNIPPET})/([\w.-]+)"
 TABLE = re.compile(rf'^--8<-- "docs/generated/({SNIPPET})/table-({NAME})\.md"$', re.MULTILINE)
 FIGURE = re.compile(rf"!\[([^\]]*)\]\((generated/({SNIPPET})/([a-z0-9_-]+)\.svg)\)")
 INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^"]+)"', re.MULTILINE)  # any include line, as written
+# A section of a file, for includes of one part of it: ``# --8<-- [start:name]`` ... ``# --8<-- [end:name]`` in
+# Python, ``<!-- --8<-- [start:name] -->`` ... in Markdown. Sections are the unit of a snippet's output too.
+SECTION_MARKER = re.compile(r"^[ \t]*(?:#|<!--) --8<-- \[(start|end):([\w-]+)\](?: -->)?[ \t]*$", re.MULTILINE)
 
 
 def snippet_of(chapter, what):
@@ -94,6 +97,23 @@ def substitute_tables(markdown, render):
         return match.group(0) if rendered is None else rendered
 
     return TABLE.sub(replace, markdown)
+
+
+def sections(text):
+    """{name: the lines between its start and end markers} of every section in ``text`` (nested ones included)."""
+    found, open_at = {}, {}
+    lines = text.splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        marker = SECTION_MARKER.match(line)
+        if marker and marker.group(1) == "start":
+            open_at[marker.group(2)] = number + 1
+        elif marker and marker.group(2) in open_at:
+            found[marker.group(2)] = "".join(lines[open_at.pop(marker.group(2)) : number])
+    return found
+
+
+def without_section_markers(text):
+    return "".join(line for line in text.splitlines(keepends=True) if not SECTION_MARKER.match(line))
 
 
 def without_references(markdown):

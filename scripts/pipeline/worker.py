@@ -31,10 +31,10 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
+from scripts.pipeline.references import SECTION_MARKER
 from scripts.pipeline.published import RUN, STDOUT, VALUES, figure_file, section_file, table_file
 
 _LABEL = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
-MARKER = re.compile(r"^[ \t]*# --8<-- \[(start|end):([\w-]+)\][ \t]*$")
 
 
 def _failure(exc, snippet):
@@ -54,7 +54,7 @@ def open_sections(source):
     """For each line number (1-based), the sections open there, outermost first."""
     stack, by_line = [], {}
     for number, line in enumerate(source.splitlines(), start=1):
-        marker = MARKER.match(line)
+        marker = SECTION_MARKER.match(line)
         if marker and marker.group(1) == "start":
             stack.append(marker.group(2))
         elif marker and marker.group(2) in stack:

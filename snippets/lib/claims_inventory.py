@@ -10,7 +10,6 @@ snippets/claims/summary.py turns this list into one table per topic and counts t
 verdicts; the tests read the same list.
 """
 
-
 HOLDS, FAILS, UNCHECKED = "holds", "does not hold", "cannot be checked here"
 FIELDS = ("id", "source", "topic", "claim", "verdict", "evidence", "see")
 

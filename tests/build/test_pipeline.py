@@ -1,0 +1,314 @@
+"""The snippet pipeline on a small temporary project: caching, failures, atomicity, checks, determinism."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from scripts.pipeline import keys, runner
+from scripts.pipeline.build import build
+from scripts.pipeline.check import check
+from scripts.pipeline.notebooks import notebook_script
+from scripts.pipeline.project import Project
+from support import REPO
+
+
+ALPHA = '''"""Alpha: uses the core module, publishes a value and a table, draws a figure."""
+import sys
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
+from lib.attention import softmax
+from lib.publish import table, value
+
+print("setting up")
+# --8<-- [start:weights]
+weights = softmax(np.array([1.0, 2.0, 3.0]))
+print("weights", np.round(weights, 3))
+# --8<-- [start:top]
+value("top", weights.max(), "{:.3f}")
+# --8<-- [end:top]
+# --8<-- [end:weights]
+table("small", ["name", "x"], [["a", 1.5], ["b", 2.25]])
+fig, ax = plt.subplots(num="bars")
+ax.bar(range(3), weights)
+plt.show()
+'''
+
+BETA = '''"""Beta: no local imports."""
+print("beta says", 6 * 7)
+'''
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "snippets" / "lib").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "chapter.md").write_text("# A chapter\n")
+    (tmp_path / "snippets" / "chapter").mkdir()
+    for module in ("__init__.py", "attention.py", "publish.py"):
+        (tmp_path / "snippets" / "lib" / module).write_text((REPO / "snippets" / "lib" / module).read_text())
+    (tmp_path / "snippets" / "chapter" / "alpha.py").write_text(ALPHA)
+    (tmp_path / "snippets" / "chapter" / "beta.py").write_text(BETA)
+    return Project(tmp_path)
+
+
+def snapshot(project):
+    return {p.relative_to(project.root).as_posix(): p.read_bytes() for p in sorted(project.generated.rglob("*")) if p.is_file()}
+
+
+def ran(output):
+    """Snippet names the build reported running."""
+    return sorted(line.split()[1] for line in output.splitlines() if line.startswith("["))
+
+
+def test_cold_build_writes_every_output_with_provenance(project, capsys):
+    assert build(project) == 0
+    assert ran(capsys.readouterr().out) == ["chapter/alpha", "chapter/beta"]
+    alpha = project.generated / "chapter" / "alpha"
+    assert sorted(p.name for p in alpha.iterdir()) == [
+        "bars.svg", "manifest.json", "output-top.txt", "output-weights.txt", "run.json", "stdout.txt",
+        "table-small.json", "values.json",
+    ]
+    assert "beta says 42" in (project.generated / "chapter" / "beta" / "stdout.txt").read_text()
+    assert json.loads((alpha / "table-small.json").read_text()) == {"header": ["name", "x"], "rows": [["a", "1.5"], ["b", "2.25"]]}
+    assert json.loads((alpha / "run.json").read_text())["figures"] == ["bars"]
+    manifest = (alpha / "manifest.json").read_text()
+    for needed in ('"snippet": "snippets/chapter/alpha.py"', '"numpy"', '"matplotlib"', "snippets/lib/attention.py", '"key"'):
+        assert needed in manifest
+
+
+@pytest.mark.claim("A no-change rebuild reruns nothing; editing the core module reruns exactly the snippets that import it")
+@pytest.mark.claim("Each section of a snippet keeps what it printed: a chapter includes a section's output, never a line range")
+def test_each_section_keeps_what_it_printed(project):
+    build(project)
+    alpha = project.generated / "chapter" / "alpha"
+    assert (alpha / "stdout.txt").read_text().startswith("setting up\nweights [0.09  0.245 0.665]\ntop = 0.665\nname")
+    assert (alpha / "output-weights.txt").read_text() == "weights [0.09  0.245 0.665]\ntop = 0.665\n"
+    assert (alpha / "output-top.txt").read_text() == "top = 0.665\n"
+
+
+def test_no_chapter_includes_a_stdout_line_range():
+    for chapter in sorted((REPO / "docs").glob("*.md")):
+        assert ".txt:" not in "".join(line for line in chapter.read_text().splitlines() if "--8<--" in line), chapter.name
+
+
+def test_no_change_reruns_nothing_and_edits_rerun_exactly_the_dependents(project, capsys):
+    build(project)
+    capsys.readouterr()
+    assert build(project) == 0
+    assert ran(capsys.readouterr().out) == []
+
+    core = project.snippets / "lib" / "attention.py"
+    core.write_text(core.read_text() + "\n# a comment changes the key\n")
+    build(project)
+    assert ran(capsys.readouterr().out) == ["chapter/alpha"]  # beta imports nothing local
+
+    beta = project.snippets / "chapter" / "beta.py"
+    beta.write_text(beta.read_text().replace("6 * 7", "6 * 8"))
+    build(project)
+    assert ran(capsys.readouterr().out) == ["chapter/beta"]
+    assert "beta says 48" in (project.generated / "chapter" / "beta" / "stdout.txt").read_text()
+
+
+ARITHMETIC = '''"""Arithmetic: the BLAS kernels and NumPy SIMD level this snippet runs with."""
+import os
+from numpy._core._multiarray_umath import __cpu_features__
+print(os.environ.get("OPENBLAS_CORETYPE"), __cpu_features__.get("X86_V4", False))
+'''
+
+
+@pytest.mark.skipif("OPENBLAS_CORETYPE" not in runner.ARITHMETIC_ENV, reason="the kernels are pinned on x86-64 only")
+def test_snippets_run_with_the_same_arithmetic_whatever_the_machine_would_pick(project, monkeypatch):
+    """OpenBLAS and NumPy choose kernels by CPU, and the last digits of the outputs with them: the build pins both."""
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Zen")
+    monkeypatch.delenv("NPY_DISABLE_CPU_FEATURES", raising=False)
+    (project.snippets / "chapter" / "arithmetic.py").write_text(ARITHMETIC)
+    assert build(project, ["chapter/arithmetic"]) == 0
+    assert (project.generated / "chapter" / "arithmetic" / "stdout.txt").read_text() == "Haswell False\n"
+
+
+def test_the_environment_snippets_run_in_is_part_of_their_key(monkeypatch):
+    pinned = keys.builder_version()
+    monkeypatch.setitem(runner.SNIPPET_ENV, "OPENBLAS_CORETYPE", "SkylakeX")
+    assert keys.builder_version() != pinned
+
+
+@pytest.mark.claim("`make check` names each stale snippet and the command that fixes it")
+def test_check_names_the_stale_snippet_and_the_fix(project, capsys):
+    build(project)
+    assert check(project) == 0
+    beta = project.snippets / "chapter" / "beta.py"
+    beta.write_text(beta.read_text() + "print('more')\n")
+    capsys.readouterr()
+    assert check(project) == 1
+    err = capsys.readouterr().err
+    assert "stale: chapter/beta (snippets/chapter/beta.py)" in err and "make outputs" in err
+    assert "alpha" not in err
+
+
+def test_check_catches_hand_edited_and_orphaned_outputs(project, capsys):
+    build(project)
+    (project.generated / "chapter" / "alpha" / "stdout.txt").write_text("typed by hand\n")
+    (project.generated / "gone").mkdir()
+    (project.generated / "chapter" / "renamed").mkdir()
+    capsys.readouterr()
+    assert check(project) == 1
+    err = capsys.readouterr().err
+    assert "alpha" in err and "edited" in err
+    assert "orphan: docs/generated/gone has no snippet" in err
+    assert "orphan: docs/generated/chapter/renamed has no snippet" in err
+
+
+@pytest.mark.claim("A failing snippet is reported with file, line and exception, and its previous outputs stay untouched")
+def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, capsys):
+    build(project)
+    before = snapshot(project)
+    alpha = project.snippets / "chapter" / "alpha.py"
+    lines = alpha.read_text().splitlines()
+    lines.insert(14, "weights = weights.reshape(2, 2)")  # becomes line 15, after weights = softmax(...)
+    alpha.write_text("\n".join(lines) + "\n")
+    beta = project.snippets / "chapter" / "beta.py"
+    beta.write_text(beta.read_text() + "print('beta still runs')\n")
+    capsys.readouterr()
+    assert build(project) == 1
+    out, err = capsys.readouterr()
+    assert f"{alpha}:15: ValueError: cannot reshape array of size 3 into shape (2,2)" in err
+    assert "1 snippet(s) failed: chapter/alpha" in err
+    after = snapshot(project)
+    assert {k: v for k, v in after.items() if "/alpha/" in k} == {k: v for k, v in before.items() if "/alpha/" in k}
+    assert "beta still runs" in (project.generated / "chapter" / "beta" / "stdout.txt").read_text()
+    assert not list(project.scratch.glob("*-chapter-alpha-*")), "no half-written staging folder is left behind"
+
+
+def test_an_error_inside_a_local_module_points_at_the_module_line(project, capsys):
+    core = project.snippets / "lib" / "attention.py"
+    core.write_text(core.read_text().replace("    x = np.asarray(x, dtype=np.float64)\n", "    x = np.asarray(x, dtype=np.float64)\n    1 / 0\n", 1))
+    assert build(project) == 1
+    err = capsys.readouterr().err
+    assert f"{core}:" in err and "ZeroDivisionError: division by zero" in err
+
+
+def test_a_crashing_process_cannot_take_the_build_down(project, capsys):
+    (project.snippets / "chapter" / "gamma.py").write_text('"""Dies hard."""\nimport os\nos._exit(3)\n')
+    assert build(project) == 1
+    captured = capsys.readouterr()
+    assert "snippets/chapter/gamma.py: the snippet's process exited with status 3" in captured.err
+    assert (project.generated / "chapter" / "alpha" / "manifest.json").exists()
+
+
+@pytest.mark.claim("A snippet that runs past its time limit is killed and reported; its previous outputs stay untouched")
+def test_a_hanging_snippet_times_out_with_its_name(project, capsys):
+    build(project)
+    before = snapshot(project)
+    beta = project.snippets / "chapter" / "beta.py"
+    beta.write_text("# Build time limit: 2 s\nimport time\nprint('waiting')\nwhile True:\n    time.sleep(1)\n")
+    start = time.perf_counter()
+    assert build(project) == 1
+    assert time.perf_counter() - start < 30  # the limit is 2 s; the build does not hang
+    assert "snippets/chapter/beta.py: timed out after 2 s" in capsys.readouterr().err
+    assert snapshot(project) == before
+    assert not list(project.scratch.glob("*-chapter-beta-*"))
+
+
+def test_a_snippet_that_imports_a_snippet_fails_naming_both(project):
+    build(project)
+    before = snapshot(project)
+    (project.snippets / "chapter" / "gamma.py").write_text('"""Reuses alpha."""\nfrom chapter.alpha import weights\nprint(weights)\n')
+    with pytest.raises(SystemExit) as failure:
+        build(project)
+    message = str(failure.value)
+    assert "snippets/chapter/gamma.py imports snippets/chapter/alpha.py" in message and "snippets/lib/" in message
+    assert snapshot(project) == before
+    assert (project.generated / "chapter" / "alpha").is_dir(), "the imported snippet is still a snippet, its outputs stay"
+
+
+def test_a_snippet_outside_a_chapter_folder_fails_naming_it(project):
+    (project.snippets / "loose.py").write_text('"""Loose."""\nprint(1)\n')
+    with pytest.raises(SystemExit, match=r"snippets/loose\.py is not in a chapter folder: a snippet lives at snippets/<chapter>/<what>\.py"):
+        build(project)
+
+
+def test_a_snippet_folder_without_its_page_fails_naming_both(project):
+    (project.snippets / "no_such_page").mkdir()
+    (project.snippets / "no_such_page" / "x.py").write_text('"""X."""\nprint(1)\n')
+    with pytest.raises(SystemExit, match=r"snippets/no_such_page/ has no page of that name.*docs/no-such-page\.md"):
+        build(project)
+
+
+def test_a_snippet_that_cannot_run_alone_fails_naming_the_line_it_needs(project):
+    alpha = project.snippets / "chapter" / "alpha.py"
+    alpha.write_text(alpha.read_text().replace("sys.path.insert(0, str(Path(__file__).resolve().parents[1]))", "pass"))
+    with pytest.raises(SystemExit, match=r"snippets/chapter/alpha\.py imports lib but cannot run alone.*sys\.path\.insert"):
+        build(project)
+
+
+def test_staging_folders_of_a_killed_build_are_cleaned_up(project):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    abandoned = project.scratch / f"{dead.stdout.strip()}-alpha-x1y2"
+    abandoned.mkdir(parents=True)
+    (abandoned / "stdout.txt").write_text("half")
+    build(project)
+    assert not abandoned.exists()
+
+
+def test_the_build_reports_process_start_versus_snippet_time(project, capsys):
+    build(project, force=True)
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("process time:"))
+    assert "s starting processes" in line and "s running snippet code" in line
+
+
+@pytest.mark.claim("Two full rebuilds produce byte-identical outputs")
+def test_two_full_rebuilds_are_byte_identical(project):
+    build(project)
+    first = snapshot(project)
+    build(project, force=True)
+    assert snapshot(project) == first
+
+
+def test_full_check_reruns_and_compares_bytes(project, capsys):
+    build(project)
+    assert check(project, full=True) == 0
+    assert "byte for byte" in capsys.readouterr().out
+
+
+def test_notebooks_follow_the_chapters_and_run_as_plain_scripts(project, tmp_path):
+    (project.docs / "chapter.md").write_text('# A chapter\n\n```python\n--8<-- "snippets/chapter/alpha.py"\n```\n')
+    build(project)
+    assert check(project) == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    notebook_py = elsewhere / "chapter.py"
+    notebook_py.write_text(notebook_script(project.notebooks / "chapter.ipynb"))
+    result = subprocess.run(
+        [sys.executable, str(notebook_py)], cwd=elsewhere, capture_output=True, text=True, env={"MPLBACKEND": "Agg", "PATH": ""}
+    )
+    assert result.returncode == 0, result.stderr
+    assert "top = 0.665" in result.stdout
+    notebook = json.loads((project.notebooks / "chapter.ipynb").read_text())
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code" and "softmax(np.array" in "".join(cell["source"])]
+    outputs = code[0]["outputs"]
+    assert "".join(outputs[0]["text"]) == (project.generated / "chapter" / "alpha" / "stdout.txt").read_text()
+    assert "".join(outputs[1]["data"]["image/svg+xml"]) == (project.generated / "chapter" / "alpha" / "bars.svg").read_text()
+    (project.docs / "chapter.md").write_text('# A chapter\n\n```python\n--8<-- "snippets/chapter/beta.py"\n```\n')
+    assert check(project) == 1
+
+
+def one_snippet_per_chapter():
+    snippets = sorted(p for p in (REPO / "snippets").glob("*/*.py") if p.parent.name != "lib")
+    return list({p.parent.name: p for p in snippets}.values())
+
+
+@pytest.mark.claim("Every chapter's snippets run alone, with python snippets/<chapter>/<what>.py, from any folder")
+@pytest.mark.parametrize("snippet", one_snippet_per_chapter(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_snippet_runs_alone_from_any_folder(snippet, tmp_path):
+    result = subprocess.run([sys.executable, str(snippet)], cwd=tmp_path, capture_output=True, text=True,
+                            env={**os.environ, "MPLBACKEND": "Agg"}, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert not list(tmp_path.iterdir()), "a snippet run alone writes no files"

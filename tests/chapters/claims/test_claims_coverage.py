@@ -1,0 +1,76 @@
+"""Every sentence of both seed tutorials is mapped to a claim on the claims page, or to a reason it makes none.
+
+The record is tests/chapters/claims/seed_coverage.json. A sentence is a run of text between 。！？ or line breaks (a code block the
+stored text lost its line breaks from counts as one sentence); it is identified by its seed file and the SHA-1 of
+its text with whitespace removed, so that the record survives reordering but not an edited sentence. The seeds
+live outside the repository, in <repo root>/../shared/seeds (or $SEEDS_DIR); without them the test is skipped.
+"""
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from support import INVENTORY, REPO
+
+RECORD = REPO / "tests" / "chapters" / "claims" / "seed_coverage.json"
+SEEDS = Path(os.environ.get("SEEDS_DIR", REPO.parent / "shared" / "seeds"))
+SEED_FILES = ("000_*.txt", "003_*.txt")
+
+
+def sentences(text):
+    """The seed's sentences: split on 。！？ and line breaks, stripped, empty ones dropped."""
+    return [s.strip() for s in re.split(r"[。！？\n]+", text) if s.strip()]
+
+
+def sentence_key(sentence):
+    return hashlib.sha1(re.sub(r"\s+", "", sentence).encode("utf-8")).hexdigest()[:12]
+
+
+def load_record():
+    entries = json.loads(RECORD.read_text(encoding="utf-8"))
+    return {(entry["seed"], entry["key"]): entry for entry in entries}
+
+
+def test_sentence_splitting():
+    assert sentences("一句。二句！\n三句？  \n\n") == ["一句", "二句", "三句"]
+    assert sentence_key("a b") == sentence_key("ab") != sentence_key("abc")
+
+
+def test_every_record_entry_maps_to_existing_claims_or_gives_a_reason():
+    for (seed, key), entry in load_record().items():
+        assert ("claims" in entry) != ("no_claim" in entry), (seed, key)
+        if "claims" in entry:
+            assert entry["claims"], (seed, key)
+            unknown = [cid for cid in entry["claims"] if cid not in INVENTORY]
+            assert not unknown, f"{seed} sentence {entry['starts']!r} maps to missing claims {unknown}"
+        else:
+            assert entry["no_claim"].strip(), (seed, key)
+
+
+def test_every_seed_claim_is_reached_from_a_sentence():
+    mapped = {cid for entry in load_record().values() for cid in entry.get("claims", [])}
+    seed_claims = {cid for cid in INVENTORY if cid.startswith("C")}
+    assert seed_claims <= mapped, sorted(seed_claims - mapped)
+
+
+@pytest.mark.claim("Every sentence of both seed tutorials is mapped to a claim on the claims page or to a reason it "
+                   "makes none")
+def test_every_seed_sentence_is_mapped():
+    if not SEEDS.is_dir():
+        pytest.skip(f"seed tutorials not found at {SEEDS} (set SEEDS_DIR to the folder holding 000_*.txt, 003_*.txt)")
+    record = load_record()
+    unmapped, seen = [], set()
+    for pattern in SEED_FILES:
+        paths = sorted(SEEDS.glob(pattern))
+        assert len(paths) == 1, f"expected one seed file {pattern} in {SEEDS}, found {paths}"
+        for sentence in sentences(paths[0].read_text(encoding="utf-8")):
+            key = (paths[0].name, sentence_key(sentence))
+            seen.add(key)
+            if key not in record:
+                unmapped.append(f"{paths[0].name}: {sentence[:60]!r} (key {key[1]})")
+    assert not unmapped, "sentences without a mapping in tests/chapters/claims/seed_coverage.json:\n" + "\n".join(unmapped)
+    stale = sorted(set(record) - seen)
+    assert not stale, f"mappings for sentences no longer in the seeds: {stale}"

@@ -1,0 +1,73 @@
+"""Claims about debugging advice: each verdict against an independent recomputation."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import claim, kind, positional_encoding, softmax_row, text, v
+
+from lib.attention import softmax
+
+
+@claim("C000-71")
+def test_c000_71_dead_head_at_six_tokens():
+    assert abs(v("claims/seed003", "six_min") - 1 / 6) < 0.01 and abs(v("claims/seed003", "six_max") - 1 / 6) < 0.01
+    assert kind("C000-71") == "holds"
+
+
+@claim("C000-66")
+def test_c000_66_clipping_changes_the_weights():
+    row = [120.0, 80.0, 60.0, 0.0]
+    clipped = softmax_row([min(max(s, -50), 50) for s in row])
+    assert clipped[0] == pytest.approx(1 / 3) and softmax_row(row)[0] > 0.999999
+    assert text("debugging/nan", "row_clipped_top") == f"{clipped[0]:.3f}" and text("debugging/nan", "row_exact_top") == "1.000000"
+    assert kind("C000-66") == "does not hold"
+
+
+@claim("C000-67")
+@pytest.mark.parametrize("n", [1, 6, 512])
+def test_c000_67_pe_already_peaks_at_one(n):
+    pe = [[positional_encoding(p, i, 16) for i in range(16)] for p in range(n)]
+    assert max(abs(a) for row in pe for a in row) == 1.0
+    assert kind("C000-67") == "does not hold"
+
+
+@claim("C000-73")
+def test_c000_73_no_gradient_reaches_masked_scores():
+    weights = np.array(softmax_row([0.5, -0.2, -math.inf, -math.inf]))
+    upstream = np.array([0.3, -1.0, 2.0, 5.0])
+    d_scores = weights * (upstream - weights @ upstream)  # softmax's vector-Jacobian product
+    assert d_scores[2] == 0.0 and d_scores[3] == 0.0 and not np.isnan(d_scores).any()
+    assert v("debugging/gradients", "masked_grad_max") == 0.0 and kind("C000-73") == "does not hold" and kind("C000-72") == "holds"
+
+
+@claim("C000-78")
+@given(st.lists(st.floats(-20, 20), min_size=2, max_size=6))
+def test_c000_78_l1_penalty_is_constant(row):
+    base = sum(abs(w) for w in softmax_row(row))
+    for i in range(len(row)):
+        bumped = list(row)
+        bumped[i] += 1e-3
+        assert sum(abs(w) for w in softmax_row(bumped)) == pytest.approx(base, abs=1e-12)
+    assert kind("C000-78") == "does not hold"
+
+
+@claim("C000-79")
+def test_c000_79_distance_penalty_moves_weight_far():
+    distance = np.abs(np.arange(6)[:, None] - np.arange(6)[None, :])
+    short = (distance <= 1).astype(float)
+    logits = np.random.default_rng(79).normal(size=(6, 6))
+    mean_distance = lambda s: float(np.sum(softmax(s) * distance, -1).mean())  # noqa: E731
+    s = logits.copy()
+    for _ in range(50):  # finite-difference gradient of sum(softmax(s) * short)
+        penalty = lambda z: float(np.sum(softmax(z) * short))  # noqa: E731
+        grad = np.zeros_like(s)
+        for i in np.ndindex(s.shape):
+            step = np.zeros_like(s)
+            step[i] = 1e-6
+            grad[i] = (penalty(s + step) - penalty(s - step)) / 2e-6
+        s -= grad
+    assert mean_distance(s) > mean_distance(logits) + 0.3
+    assert v("claims/debugging", "mean_distance_after") > v("claims/debugging", "mean_distance_before") and kind("C000-79") == "holds"

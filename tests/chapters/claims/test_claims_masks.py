@@ -1,0 +1,60 @@
+"""Claims about masks: each verdict against an independent recomputation (oracle loops, closed forms, fresh draws)."""
+
+import math
+
+import numpy as np
+import pytest
+from support import attend, claim, kind, softmax_row, v, W, X
+
+
+@claim("C000-42")
+def test_c000_42_triu_marks_the_future():
+    mask = np.triu(np.ones((6, 6)), k=1)
+    assert all((mask[i][j] == 1) == (j > i) for i in range(6) for j in range(6))
+    assert kind("C000-42") == "holds"
+
+
+@claim("C000-43")
+def test_c000_43_subtracting_1e9_as_seed_000_does():
+    """The seed's own operations, scores - 1e9 * mask, written out with math (float64) and NumPy (float16)."""
+    scores = [3.0, 1.0, -2.0]
+    shifted = [s - 1e9 * m for s, m in zip(scores, [0, 1, 1])]  # one visible key
+    assert softmax_row(shifted)[1:] == [0.0, 0.0]
+    all_masked = [s - 1e9 for s in scores]
+    exps = [math.exp(s) for s in all_masked]  # the seed's exp / sum: 0 / 0
+    assert sum(exps) == 0.0
+    assert softmax_row(all_masked) == pytest.approx(softmax_row(scores), abs=1e-6)  # max subtracted: unmasked row
+    assert v("claims/masks", "float64_naive_empty") == "36 NaN"
+    assert float(v("claims/masks", "float64_stable_empty")) < 1e-6
+    with np.errstate(over="ignore", invalid="ignore"):
+        half = np.array(scores, dtype=np.float16) - 1e9 * np.array([0, 1, 1], dtype=np.float16)
+    assert np.isnan(half[0]) and np.isneginf(half[1])  # float16 stores 1e9 as inf; inf * 0 = NaN on the visible key
+    assert v("claims/masks", "float16_naive_causal") == v("claims/masks", "float16_stable_causal") == "36 NaN"
+    assert np.float32(3.0) - np.float32(1e9) == np.float32(1.0) - np.float32(1e9)  # float32: steps of 64 near 1e9
+    assert float(v("claims/masks", "float32_stable_empty")) > 0.01
+    assert kind("C000-43") == "holds only when" and kind("C000-44") == kind("C000-45") == "holds"
+
+
+@claim("C000-46")
+def test_c000_46_mask_after_softmax_gives_negative_weights():
+    weights = np.array(softmax_row([0.1, 0.2, 0.3]))
+    after = weights - 1e9 * np.array([0, 1, 1])
+    assert after.min() < -9e8 and kind("C000-46") == "does not hold"
+
+
+@claim("G-06")
+def test_g06_all_minus_inf_row_is_nan_in_the_naive_softmax():
+    with np.errstate(invalid="ignore"):
+        row = np.exp(np.full(4, -np.inf))
+        assert np.isnan(row / row.sum()).all()
+    assert v("claims/masks", "fully_masked_inf_nan") == 6 and kind("G-06") == "does not hold"
+
+
+@claim("C000-40")
+def test_c000_40_padding_is_visible_without_a_mask():
+    padded = np.concatenate([X[:4], np.zeros((3, 8))])
+    _, weights = attend(padded, W)
+    assert weights[:4, 4:].sum(-1).max() > 0.05
+    _, masked = attend(padded, W, [[j < 4 for j in range(7)] for _ in range(7)])
+    assert masked[:4, 4:].max() == 0.0
+    assert kind("C000-40") == kind("C000-70") == "holds only when" and kind("C000-41") == "holds"

@@ -1,0 +1,103 @@
+"""Claims about positions and order: each verdict against an independent recomputation."""
+
+import math
+
+import numpy as np
+import pytest
+from support import attend, causal, claim, kind, positional_encoding, TABLE_3, text, v, W, X
+
+
+@claim("C000-26")
+def test_c000_26_learned_positions_nearly_identical():
+    assert abs(float(TABLE_3["(E) learned positional embedding instead of sinusoids"]) - 25.8) < 0.15
+    assert kind("C000-26") == "holds"
+
+
+@claim("C003-36")
+def test_c003_36_equivariant_not_invariant():
+    perm = [3, 0, 6, 1, 5, 2, 4]
+    out, _ = attend(X, W)
+    shuffled, _ = attend(X[perm], W)
+    np.testing.assert_allclose(shuffled, out[perm], rtol=1e-12, atol=1e-14)
+    assert np.abs(shuffled - out).max() > 0.01
+    np.testing.assert_allclose(np.sort(shuffled, 0), np.sort(out, 0), atol=1e-14)
+    assert kind("C003-36") == "does not hold"
+    assert kind("C000-24") == kind("C003-37") == "holds" and kind("C003-38") == "holds only when"
+
+
+@claim("C000-84")
+def test_c000_84_causal_mask_or_positions_break_the_symmetry():
+    perm = [3, 0, 6, 1, 5, 2, 4]
+    causal_gap = np.abs(attend(X[perm], W, causal(7))[0] - attend(X, W, causal(7))[0][perm]).max()
+    pe = np.array([[positional_encoding(p, i, 8) for i in range(8)] for p in range(7)])
+    pe_gap = np.abs(attend(X[perm] + pe, W)[0] - attend(X + pe, W)[0][perm]).max()
+    assert causal_gap > 0.01 and pe_gap > 0.01
+    assert kind("C000-84") == kind("C000-83") == "holds only when" and kind("C003-46") == "holds"
+
+
+@claim("C000-29")
+def test_c000_29_distance_depends_only_on_offset():
+    pe = np.array([[positional_encoding(p, i, 16) for i in range(16)] for p in range(30)])
+    dist = lambda i, j: float(np.linalg.norm(pe[i] - pe[j]))  # noqa: E731
+    for offset in range(1, 20):
+        assert max(dist(i, i + offset) for i in range(10)) - min(dist(i, i + offset) for i in range(10)) < 1e-12
+    profile = [dist(0, j) for j in range(30)]
+    assert any(b < a for a, b in zip(profile[1:], profile[2:]))  # not monotone
+    assert kind("C000-29") == "holds"
+
+
+@claim("C000-30")
+def test_c000_30_seed_formula_is_the_paper_formula():
+    for p in range(6):
+        for j in range(0, 16, 2):
+            assert math.sin(p / 10000 ** (j / 16)) == pytest.approx(positional_encoding(p, j, 16), abs=1e-15)
+            assert math.cos(p / 10000 ** (j / 16)) == pytest.approx(positional_encoding(p, j + 1, 16), abs=1e-15)
+    assert v("claims/positions", "pe_formula_error") < 1e-12 and kind("C000-30") == "holds"
+
+
+@claim("C000-31")
+def test_c000_31_low_dimensions_are_high_frequency():
+    periods = [2 * math.pi * 10000 ** (j / 128) for j in range(0, 128, 2)]
+    assert periods == sorted(periods) and periods[0] == pytest.approx(2 * math.pi)
+    assert text("claims/positions", "period_last") == f"{periods[-1]:,.0f}"
+    assert kind("C000-31") == "does not hold"
+
+
+@claim("C000-32")
+def test_c000_32_positions_do_not_dominate_word_vectors():
+    pe = np.array([[positional_encoding(p, i, 128) for i in range(128)] for p in range(200)])
+    assert pe.std() < 0.75 < 0.95 < v("claims/positions", "seed000_x_std") + 0.1
+    assert kind("C000-32") == "does not hold" and kind("C000-33") == "holds only when"
+
+
+@claim("C000-28")
+def test_c000_28_encodings_exist_far_away():
+    far = [positional_encoding(100_000, i, 8) for i in range(8)]
+    assert all(abs(a) <= 1 for a in far) and kind("C000-28") == "holds only when"
+    assert kind("C000-25") == "does not hold" and kind("C000-27") == "holds"
+
+
+@claim("C003-40")
+def test_c003_40_adding_keeps_the_width():
+    assert (X + X).shape[-1] == 8 and np.concatenate([X, X], -1).shape[-1] == 16
+    assert (v("claims/heads", "add_width"), v("claims/heads", "concat_width")) == (128, 256) and kind("C003-40") == "holds only when"
+
+
+@claim("C000-88")
+@pytest.mark.parametrize("offset", [1, 5, 17])
+def test_c000_88_a_shift_is_a_rotation_of_each_frequency_pair(offset):
+    """§3.5's stated reason: PE(pos + k) is a linear function of PE(pos), the same for every pos."""
+    d = 16
+    for pair in range(0, d, 2):
+        angle = offset / 10000 ** (pair / d)
+        for pos in range(0, 40, 7):
+            sin_p, cos_p = positional_encoding(pos, pair, d), positional_encoding(pos, pair + 1, d)
+            rotated = (sin_p * math.cos(angle) + cos_p * math.sin(angle), cos_p * math.cos(angle) - sin_p * math.sin(angle))
+            shifted = (positional_encoding(pos + offset, pair, d), positional_encoding(pos + offset, pair + 1, d))
+            assert rotated == pytest.approx(shifted, abs=1e-12)
+    assert kind("C000-88") == "holds only when" and float(v("positional_encoding/relative", "rotation_max_error")) < 1e-12
+
+
+@claim("C000-75")
+def test_c000_75_unused_rows_of_a_learned_table_get_no_gradient():
+    assert v("debugging/positions", "unused_grad") == 0.0 and kind("C000-75") == "holds only when"

@@ -1,0 +1,120 @@
+"""Claims about scaling and softmax: each verdict against an independent recomputation."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import claim, kind, positional_encoding, softmax_row, text, v
+
+from lib.attention import softmax
+
+rng = np.random.default_rng(3)  # fresh draws for this file's tests
+
+
+def seed000_head(w_std, scale=True, seed=0):
+    """Seed 000's head 0, written independently: X + PE (oracle), W with std w_std, causal mask."""
+    local = np.random.default_rng(seed)
+    x = local.standard_normal((6, 128)) + np.array([[positional_encoding(p, i, 128) for i in range(128)] for p in range(6)])
+    w_q, w_k = local.standard_normal((2, 128, 64)) * w_std
+    scores = (x @ w_q) @ (x @ w_k).T / (8.0 if scale else 1.0)
+    return np.where(np.tril(np.ones((6, 6))) == 1, scores, -1e9)
+
+
+@claim("C000-16")
+@pytest.mark.parametrize("d_k", [16, 64, 512])
+def test_c000_16_dot_product_variance_is_d_k(d_k):
+    local = np.random.default_rng(1000 + d_k)
+    dots = np.einsum("nd,nd->n", local.standard_normal((20000, d_k)), local.standard_normal((20000, d_k)))
+    assert dots.var() == pytest.approx(d_k, rel=0.05) and abs(dots.mean()) < 0.1 * math.sqrt(d_k)
+    assert v("claims/scaling", f"var_dot_{d_k}") == pytest.approx(d_k, rel=0.05)
+    assert v("claims/scaling", f"var_scaled_{d_k}") == pytest.approx(1.0, rel=0.05)
+    assert kind("C000-16") == kind("C000-20") == "holds"
+
+
+@claim("C000-17")
+def test_c000_17_two_sigma_share():
+    expected = math.erf(2 / math.sqrt(2))  # P(|N(0, 64)| <= 16) = P(|Z| <= 2)
+    assert v("claims/scaling", "share_within_16") == pytest.approx(expected, abs=0.01)
+    assert kind("C000-17") == "holds"
+
+
+@claim("C000-18")
+def test_c000_18_saturation_is_about_gaps():
+    assert math.exp(10) == pytest.approx(22026, abs=1) and math.exp(20) == pytest.approx(4.85e8, rel=0.01)
+    assert softmax_row([1000.0, 1001.0, 1002.0]) == pytest.approx(softmax_row([0.0, 1.0, 2.0]), abs=1e-15)
+    top = math.exp(10) / (math.exp(10) + 5)
+    assert text("claims/scaling", "gap10_top") == f"{top:.5f}"
+    assert kind("C000-18") == "holds only when"
+
+
+@claim("C000-19")
+def test_c000_19_jacobian_vanishes_when_saturated():
+    one_hot = np.array([1.0, 0, 0, 0])
+    assert np.abs(np.diag(one_hot) - np.outer(one_hot, one_hot)).max() == 0.0
+    uniform = np.full(4, 0.25)
+    assert np.linalg.norm(np.diag(uniform) - np.outer(uniform, uniform)) > 0.4
+    assert v("scaled_dot_product/saturation", "jacobian_unscaled_64") < v("scaled_dot_product/saturation", "jacobian_scaled_64")
+    assert kind("C000-19") == kind("C003-19") == "holds"
+
+
+@claim("C000-21")
+def test_c000_21_unscaled_seed_code_gives_nan_not_0_999():
+    scores = seed000_head(1.0, scale=False)
+    assert scores.max() > math.log(np.finfo(float).max)
+    with np.errstate(over="ignore", invalid="ignore"):
+        naive = np.exp(scores) / np.exp(scores).sum(-1, keepdims=True)
+    assert np.isnan(naive).any() and v("scaled_dot_product/seed_claims", "s000_nan_rows") >= 1
+    assert kind("C000-21") == "does not hold"
+
+
+@claim("C000-22")
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_c000_22_scaling_alone_leaves_the_seed_one_hot(seed):
+    weights = softmax(seed000_head(1.0, seed=seed))
+    assert weights.max(-1).mean() > 0.95
+    fixed = softmax(seed000_head(128**-0.5, seed=seed))
+    assert fixed[1:].max(-1).mean() < 0.9  # row 0 sees one key under the causal mask
+    assert kind("C000-22") == kind("C000-65") == "does not hold"
+    assert kind("C000-23") == kind("C003-41") == "holds only when"
+
+
+@claim("C003-20")
+@pytest.mark.parametrize("std,low,high", [(0.01, 0, 0.1), (128**-0.5, 0.5, 3), (1.0, 50, 1e4)])
+def test_c003_20_scaled_variance_depends_on_the_projections(std, low, high):
+    scores = seed000_head(std)
+    visible = scores[np.tril(np.ones((6, 6))) == 1]
+    assert low < visible.std() < high
+    assert kind("C003-20") == kind("C003-18") == kind("C003-21") == "holds only when"
+
+
+@claim("C003-22")
+@given(st.lists(st.floats(-700, 700), min_size=1, max_size=9))
+def test_c003_22_rows_sum_to_one(row):
+    assert sum(softmax(np.array(row))) == pytest.approx(1.0, abs=1e-12)
+    assert kind("C003-22") == "holds"
+
+
+@claim("C003-25")
+@given(st.lists(st.floats(-50, 50), min_size=1, max_size=9))
+def test_c003_25_max_subtraction_changes_nothing(row):
+    naive = np.exp(row) / np.sum(np.exp(row))
+    np.testing.assert_allclose(softmax(np.array(row)), naive, rtol=1e-12)
+    assert kind("C003-25") == kind("C003-42") == "holds"
+
+
+@claim("G-03")
+def test_g03_dividing_by_d_k_flattens_the_weights():
+    local = np.random.default_rng(3)
+    q, k = local.standard_normal((2, 6, 64))
+    flat = np.array([softmax_row(list(r)) for r in q @ k.T / 64]).max(-1).mean()
+    assert flat < 1 / 6 + 0.1 and kind("G-03") == "does not hold"
+
+
+@claim("G-04")
+def test_g04_scale_is_a_temperature():
+    s = rng.normal(size=5)
+    t = math.sqrt(64)
+    assert softmax_row(list(s / t)) == pytest.approx([math.exp(a / t) / sum(math.exp(b / t) for b in s) for a in s])
+    assert kind("G-04") == "holds"

@@ -1,0 +1,67 @@
+"""`make bench`: the quick mode runs and writes files of the right shape. No timing thresholds (timings vary)."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from scripts.pipeline import references
+from support import REPO
+
+MEASURED = REPO / "docs" / "measured"
+
+
+def check_structure(result, text):
+    machine = result["machine"]
+    for key in ("cpu", "logical_cpus", "usable_cpus", "platform", "python", "numpy", "blas", "thread_env",
+                "load_average_start", "load_average_end"):
+        assert key in machine, key
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", result["date"])
+    tiling, mha = result["settings"]["tiling"], result["settings"]["mha"]
+    assert [row["L"] for row in result["tiling"]] == tiling["lengths"]
+    assert [row["L"] for row in result["mha"]] == mha["lengths"]
+    for row in result["tiling"]:
+        assert [t["tile"] for t in row["tiled"]] == tiling["tiles"]
+        for t in row["tiled"]:
+            assert t["seconds"] > 0 and row["naive_s"] > 0
+            assert t["ratio_to_naive"] == pytest.approx(t["seconds"] / row["naive_s"])
+    for row in result["mha"]:
+        assert row["ratio"] == pytest.approx(row["multi_head_attention_s"] / row["matmuls_s"])
+        assert row["multiply_adds"] == 4 * row["L"] * mha["d_model"] ** 2 + 2 * row["L"] ** 2 * mha["d_model"]
+
+    # The Markdown: the machine line names the CPU, NumPy and date; one table row per length, ratios as in the JSON.
+    sections = references.sections(text)
+    assert set(sections) == {"machine", "tiling", "mha"}
+    assert result["date"][:10] in sections["machine"] and machine["cpu"] in sections["machine"]
+    assert machine["numpy"] in sections["machine"]
+    for name, rows in (("tiling", result["tiling"]), ("mha", result["mha"])):
+        lines = [line for line in sections[name].splitlines() if line.startswith("|")]
+        assert len(lines) == 2 + len(rows)  # header, alignment, one per length
+        assert len({line.count("|") for line in lines}) == 1  # every row has as many cells as the header
+    for row, line in zip(result["mha"], sections["mha"].splitlines()[2:]):
+        assert f"**{row['ratio']:.2f}**" in line
+
+
+def test_quick_bench_writes_json_and_markdown(tmp_path):
+    subprocess.run([sys.executable, "-m", "scripts.bench", "--quick", "--out", str(tmp_path)], cwd=REPO, check=True,
+                   capture_output=True, text=True, timeout=120)
+    result = json.loads((tmp_path / "bench.json").read_text())
+    assert result["quick"] is True
+    check_structure(result, (tmp_path / "bench.md").read_text())
+
+
+def test_committed_results_are_a_full_run_with_the_same_structure():
+    result = json.loads((MEASURED / "bench.json").read_text())
+    assert result["quick"] is False
+    check_structure(result, (MEASURED / "bench.md").read_text())
+
+
+@pytest.mark.claim("the Benchmarks page shows the committed measurements, labelled with machine and date, and no typed timings")
+def test_benchmarks_page_includes_the_measured_tables():
+    page = (REPO / "docs" / "benchmarks.md").read_text()
+    for section in ("machine", "tiling", "mha"):
+        assert f'--8<-- "docs/measured/bench.md:{section}"' in page
+    assert "not verified by the build" in page
+    prose = re.sub(r"```.*?```", "", page, flags=re.S)
+    assert not re.search(r"\d\s*(ms|s|seconds|µs)\b", prose), "timings belong in docs/measured/bench.md, not in prose"

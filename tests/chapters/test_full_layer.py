@@ -1,0 +1,108 @@
+"""The chapter "The whole layer on a batch": its statements, recomputed independently.
+
+The snippet is run once (as the site's tests import examples) to reach its ``attention_layer`` and inputs; every
+sentence is then recomputed alone with the plain-loop oracle of tests/oracle.py (loop attention, loop positional
+encoding), and the published shape table is checked against the axis letters it names.
+"""
+
+import math
+import re
+
+import numpy as np
+import pytest
+from support import oracle_attention, positional_encoding, published, published_table, REPO, run_snippet
+
+
+
+@pytest.fixture(scope="module")
+def layer():
+    """The globals of snippets/full_layer/batch.py after it ran (its own published values kept apart)."""
+    return run_snippet("full_layer/batch")
+
+
+def oracle_alone(layer, tokens, causal=True):
+    """One sentence, unpadded, through the layer with loops: embedding, positions, heads, attention, W_o."""
+    g = layer
+    d_model, h = g["d_model"], g["h"]
+    d_head = d_model // h
+    n = len(tokens)
+    x = np.array([[g["embedding"][g["vocab"][t.lower()]][c] * math.sqrt(d_model) + positional_encoding(p, c, d_model)
+                   for c in range(d_model)] for p, t in enumerate(tokens)])
+    allowed = [[(j <= i) or not causal for j in range(n)] for i in range(n)]
+    q, k, v = (x @ w for w in (g["w_q"], g["w_k"], g["w_v"]))
+    heads = [oracle_attention(q[:, i * d_head:(i + 1) * d_head].tolist(), k[:, i * d_head:(i + 1) * d_head].tolist(),
+                              v[:, i * d_head:(i + 1) * d_head].tolist(), allowed)[0] for i in range(h)]
+    return np.concatenate([np.array(head) for head in heads], axis=1) @ g["w_o"]
+
+
+@pytest.mark.claim("In the padded batch every weight on a padding key is exactly 0, and every real query's weights sum to 1")
+def test_padding_keys_get_exactly_zero(layer):
+    s, lengths = layer["attention_layer"](layer["sentences"])
+    weights = s["weights"]  # (B, h, L, L)
+    for b, n in enumerate(lengths):
+        assert (weights[b, :, :, n:] == 0.0).all()
+        np.testing.assert_allclose(weights[b, :, :n].sum(-1), 1.0, rtol=0, atol=1e-12)
+    values = published("full_layer/batch")
+    assert values["max_pad_weight"] == 0.0
+    B, h, L, _ = weights.shape
+    assert values["n_pad_weights"] == sum(h * L * (L - n) for n in lengths)
+
+
+@pytest.mark.claim("Each real sentence's output in the padded batch equals running it alone, unpadded (loop oracle)")
+def test_each_sentence_equals_itself_alone(layer):
+    s, lengths = layer["attention_layer"](layer["sentences"])
+    for b, tokens in enumerate(layer["sentences"]):
+        np.testing.assert_allclose(s["output"][b, : len(tokens)], oracle_alone(layer, tokens), rtol=0, atol=1e-12)
+    values = published("full_layer/batch")
+    assert values["alone_max_error"] < 1e-12 and values["core_max_error"] < 1e-12
+    assert values["lengths"] == ", ".join(str(len(t)) for t in layer["sentences"])
+    assert len(set(values["lengths"].split(", "))) > 1  # the batch really mixes lengths
+
+
+@pytest.mark.claim("Changing the padding token's embedding does not change any real output")
+def test_pad_embedding_is_invisible(layer):
+    s, lengths = layer["attention_layer"](layer["sentences"])
+    embedding = layer["embedding"]
+    saved = embedding[0].copy()
+    try:
+        embedding[0] = np.random.default_rng(5).normal(scale=1e3, size=saved.shape)  # row 0 is <pad>
+        changed, _ = layer["attention_layer"](layer["sentences"])
+    finally:
+        embedding[0] = saved
+    assert layer["vocab"][layer["PAD"]] == 0
+    for b, n in enumerate(lengths):
+        assert np.array_equal(changed["output"][b, :n], s["output"][b, :n])
+        if n < lengths.max():
+            assert not np.array_equal(changed["x"][b, n:], s["x"][b, n:])  # the pad rows did change
+
+
+@pytest.mark.claim("An encoder without a padding mask lets real words attend to padding and changes their outputs; with the mask it matches the unpadded runs")
+def test_encoder_needs_the_padding_mask(layer):
+    sentences = layer["sentences"]
+    for pad_mask, should_match in ((True, True), (False, False)):
+        s, lengths = layer["attention_layer"](sentences, causal=False, pad_mask=pad_mask)
+        error = max(np.abs(s["output"][b, :n] - oracle_alone(layer, sentences[b], causal=False)).max()
+                    for b, n in enumerate(lengths))
+        assert (error < 1e-12) == should_match
+    values = published("full_layer/batch")
+    assert values["encoder_pad_mask_error"] < 1e-12 and values["causal_only_error"] < 1e-12
+    assert values["encoder_no_pad_mask_leak"] > 0.1 and values["encoder_no_pad_mask_error"] > 0.1
+    assert values["causal_only_pad_query_leak"] > 0.1
+
+
+def test_shape_table_matches_its_axis_letters():
+    values = published("full_layer/batch")
+    sizes = {"B": values["batch_size"], "L": values["padded_length"], "h": values["n_heads"],
+             "d_model": values["d_model"], "d_head": values["d_model"] // values["n_heads"]}
+    rows = published_table("full_layer/batch", "shapes")
+    assert len(rows) >= 12
+    for row in rows:
+        axes = [a.strip() for a in row["axes"].strip("()").split(",")]
+        expected = tuple(math.prod(sizes[f.strip()] for f in a.split("*")) for a in axes)
+        assert row["shape"] == str(expected), row
+
+
+def test_every_stage_links_an_existing_chapter():
+    for row in published_table("full_layer/batch", "shapes"):
+        page = re.fullmatch(r"\[.+\]\(([a-z-]+\.md)\)", row["stage (links to its chapter)"]).group(1)
+        assert (REPO / "docs" / page).is_file(), page

@@ -1,0 +1,77 @@
+"""The home page: it links every chapter, its map links every stage to a chapter, and the map's shapes are real."""
+
+import re
+
+import numpy as np
+import pytest
+from support import NAV, published_table, REPO
+
+from lib.attention import causal_mask, multi_head_attention, scaled_dot_product_attention, sinusoidal_positions
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+
+HOME = REPO / "docs" / "index.md"
+NUMBER_WORDS = {10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen"}
+LINK = re.compile(r"\]\(([a-z0-9-]+\.md)(?:#[a-z0-9-]+)?\)")
+
+
+@pytest.mark.claim("The home page links every chapter of the site")
+def test_home_links_every_chapter_in_the_nav():
+    linked = set(LINK.findall(HOME.read_text(encoding="utf-8")))
+    missing = [page for page in NAV if page != "index.md" and page not in linked]
+    assert missing == []
+    assert all((REPO / "docs" / page).is_file() for page in linked)
+
+
+@pytest.mark.claim("Every step on the home page's map links to the chapter that explains it")
+def test_every_stage_links_an_existing_chapter():
+    rows = published_table("index/pipeline", "stages")
+    assert [int(r["#"]) for r in rows] == list(range(1, len(rows) + 1))
+    for row in rows:
+        page = LINK.search(row["chapter"]).group(1)
+        assert (REPO / "docs" / page).is_file(), page
+    pages = {LINK.search(r["chapter"]).group(1) for r in rows}
+    for chapter in ("tokens-to-vectors.md", "positional-encoding.md", "queries-keys-values.md", "scaled-dot-product.md",
+                    "masks.md", "softmax.md", "weighted-sum.md", "multi-head.md"):
+        assert chapter in pages
+
+
+@pytest.mark.claim("The home page's map follows the order of the menu")
+def test_map_steps_follow_the_menu():
+    chapters = [LINK.search(r["chapter"]).group(1) for r in published_table("index/pipeline", "stages")]
+    positions = [NAV.index(page) for page in chapters]
+    assert positions == sorted(positions), chapters
+
+
+def test_the_figure_text_names_the_map_steps_in_order():
+    """The alt text lists the steps as the table does, with the right count."""
+    steps = [r["step"] for r in published_table("index/pipeline", "stages")]
+    alt = re.search(r"!\[(.*?)\]\(generated/index/pipeline/pipeline.svg\)", HOME.read_text(encoding="utf-8")).group(1)
+    assert f"A flow chart of {NUMBER_WORDS[len(steps)]} boxes" in alt
+    listed = alt.split("order of the menu: ", 1)[1].split(". ", 1)[0].split(", ")
+    assert listed == [s.replace("+ ", "plus ").replace("Q, K, V", "Q K V") for s in steps]
+
+
+@pytest.mark.claim("The shapes on the home page's map are those of the running sentence through the core module: "
+                   "one head of width d_k = d_model, then two heads")
+def test_map_shapes_match_the_core_module():
+    tokens = tokenize(SENTENCE)
+    x = embed(tokens) + sinusoidal_positions(len(tokens), 8)
+    w_q, w_k, w_v = projection_weights()
+    output, weights = scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v, causal_mask(len(tokens)))
+    mixed, head_weights = multi_head_attention(x, w_q, w_k, w_v, np.eye(8), 2, causal_mask(len(tokens)))
+    shapes = {r["step"]: r["shape"] for r in published_table("index/pipeline", "stages")}
+    assert shapes["tokens"] == shapes["softmax"] == str((len(tokens),))
+    assert shapes["embeddings"] == shapes["+ positions"] == shapes["Q, K, V"] == str(x.shape)
+    assert shapes["scaled scores"] == shapes["mask"] == str(weights.shape)
+    assert shapes["weighted sum"] == str(output.shape)
+    assert shapes["split heads"] == str((2, len(tokens), 4)) and head_weights.shape == (2, len(tokens), len(tokens))
+    assert shapes["merge heads"] == shapes["W_o"] == str(mixed.shape)
+
+
+def test_home_says_what_the_site_is_and_how_to_read_it():
+    text = HOME.read_text(encoding="utf-8")
+    opening = text.split("\n## ", 1)[0]
+    assert "verified by the build" in opening and "computed by" in opening
+    for way in ("make serve", "python snippets/<name>.py", "Online"):
+        assert way in text
+    assert "generated/index/pipeline/pipeline.svg" in text and "/// caption" in text

@@ -1,0 +1,144 @@
+"""The KV cache chapter: cached generation equals full causal attention, and the multiply-add counts are right.
+
+The counts are checked by instrumenting the matrix products: arrays of a NumPy
+subclass record the multiply-adds of every np.matmul (the `@` operator) they
+take part in, while the code under test runs unchanged.
+"""
+
+import numpy as np
+import pytest
+from support import published
+
+from lib import attention
+from lib.attention import causal_mask, multi_head_attention
+from lib.kv_decoder import KVCache, macs_with_cache, macs_without_cache, step_with_cache, step_without_cache
+
+
+class Counted(np.ndarray):
+    """An ndarray that logs the multiply-adds of every matrix product it is an operand of."""
+
+    macs = []
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        plain = [x.view(np.ndarray) if isinstance(x, Counted) else x for x in inputs]
+        kwargs = {key: x.view(np.ndarray) if isinstance(x, Counted) else x for key, x in kwargs.items()}  # where=
+        if out is not None:
+            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, Counted) else o for o in out)
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if ufunc is np.matmul and method == "__call__":
+            a, b = (np.asarray(x) for x in plain)
+            assert a.ndim >= 2 and b.ndim >= 2, "the code under test multiplies matrices, not vectors"
+            Counted.macs.append(int(np.prod(result.shape)) * a.shape[-1])  # each output entry: n multiply-adds
+        if out is not None:
+            return out[0]
+        return result.view(Counted) if isinstance(result, np.ndarray) else result
+
+    def __array_function__(self, func, types, args, kwargs):
+        result = super().__array_function__(func, types, args, kwargs)
+        return result.view(Counted) if type(result) is np.ndarray else result
+
+
+@pytest.fixture
+def count_macs(monkeypatch):
+    """Run a function with Counted weights and inputs; return (result, total multiply-adds, number of matmuls)."""
+    monkeypatch.setattr(attention.np, "asarray", np.asanyarray)  # let the core keep the subclass
+
+    def run(fn, *args, **kwargs):
+        Counted.macs = []
+        result = fn(*args, **kwargs)
+        return result, sum(Counted.macs), len(Counted.macs)
+
+    return run
+
+
+def layer(d_model=16, n_heads=4, seed=0):
+    rng = np.random.default_rng(seed)
+    return [w.view(Counted) for w in rng.normal(scale=d_model**-0.5, size=(4, d_model, d_model))], n_heads
+
+
+@pytest.mark.claim("counting every matrix product the cached step runs gives 4 d_model^2 + 2 t d_model multiply-adds")
+@pytest.mark.parametrize("d_model,n_heads", [(8, 2), (16, 4), (12, 3)])
+def test_cached_step_macs_match_the_formula(count_macs, d_model, n_heads):
+    weights, _ = layer(d_model, n_heads)
+    x = np.random.default_rng(1).normal(size=(9, d_model)).view(Counted)
+    cache = KVCache(n_heads, d_model // n_heads, 9)
+    for t in range(1, 10):
+        _, macs, calls = count_macs(step_with_cache, x[t - 1 : t], cache, *weights, n_heads)
+        assert calls == 6  # q, k, v, scores, weighted sum, output projection
+        assert macs == macs_with_cache(t, d_model)
+
+
+@pytest.mark.claim("without a cache, step t costs exactly t times the multiply-adds of a cached step")
+@pytest.mark.parametrize("d_model,n_heads", [(8, 2), (16, 4)])
+def test_uncached_step_macs_match_the_formula(count_macs, d_model, n_heads):
+    weights, _ = layer(d_model, n_heads)
+    x = np.random.default_rng(2).normal(size=(9, d_model)).view(Counted)
+    for t in range(1, 10):
+        _, macs, calls = count_macs(step_without_cache, x[:t], *weights, n_heads)
+        assert calls == 6
+        assert macs == macs_without_cache(t, d_model)
+        assert macs == t * macs_with_cache(t, d_model)
+
+
+def test_the_counter_sees_a_plain_matmul(count_macs):
+    a, b = np.ones((3, 5)).view(Counted), np.ones((5, 7))
+    _, macs, calls = count_macs(lambda: a @ b)
+    assert (macs, calls) == (3 * 5 * 7, 1)
+    _, macs, _ = count_macs(lambda: np.ones((2, 4, 3, 5)) @ np.ones((5, 7)).view(Counted))
+    assert macs == 2 * 4 * 3 * 5 * 7
+
+
+@pytest.mark.claim("token-by-token attention with a KV cache equals full causal attention")
+@pytest.mark.parametrize("seed", range(5))
+def test_cached_steps_equal_full_causal_attention(seed):
+    rng = np.random.default_rng(seed)
+    d_model, n_heads, length = 12, 3, int(rng.integers(1, 20))
+    w_q, w_k, w_v, w_o = rng.normal(scale=d_model**-0.5, size=(4, d_model, d_model))
+    x = rng.normal(size=(length, d_model))
+    cache = KVCache(n_heads, d_model // n_heads, length)
+    rows = [step_with_cache(x[t : t + 1], cache, w_q, w_k, w_v, w_o, n_heads)[0] for t in range(length)]
+    full, _ = multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=causal_mask(length))
+    np.testing.assert_allclose(np.vstack(rows), full, rtol=0, atol=1e-13)
+    uncached = [step_without_cache(x[: t + 1], w_q, w_k, w_v, w_o, n_heads)[0] for t in range(length)]
+    np.testing.assert_allclose(np.vstack(uncached), full, rtol=0, atol=1e-13)
+
+
+def test_a_cached_row_does_not_depend_on_later_inputs():
+    """Causality, checked independently of the core: changing future rows leaves earlier outputs alone."""
+    rng = np.random.default_rng(7)
+    w = rng.normal(scale=0.3, size=(4, 8, 8))
+    x = rng.normal(size=(6, 8))
+    y = x.copy()
+    y[4:] = rng.normal(size=(2, 8))
+    cx, cy = KVCache(2, 4, 6), KVCache(2, 4, 6)
+    for t in range(4):
+        np.testing.assert_array_equal(step_with_cache(x[t : t + 1], cx, *w, 2)[0], step_with_cache(y[t : t + 1], cy, *w, 2)[0])
+
+
+@pytest.mark.claim("the KV cache holds 2 * n_layers * L * d_model numbers: 128 bytes per token per layer for d_model = 8 in float64")
+def test_cache_bytes_formula():
+    for n_heads, d_head, length, dtype in [(2, 4, 7, np.float64), (12, 64, 100, np.float16), (1, 3, 1, np.float32)]:
+        cache = KVCache(n_heads, d_head, length, dtype)
+        assert cache.nbytes == 2 * length * n_heads * d_head * np.dtype(dtype).itemsize
+    assert published("kv_cache/memory")["bytes_per_token_per_layer"] == 2 * 8 * 8
+
+
+def test_cached_generation_snippet_agrees():
+    values = published("kv_cache/generate")
+    assert values["same_tokens"] is True
+    assert values["max_error_vs_full"] < 1e-12
+    assert values["max_error_vs_recompute"] < 1e-12
+    assert values["max_weight_error"] < 1e-12
+
+
+@pytest.mark.claim("the multiply-adds of a whole generation, with and without a cache, are the sums of the per-step counts")
+def test_published_totals_match_a_loop():
+    values = published("kv_cache/cost")
+    d, n = values["d_model"], values["n_steps"]
+    with_cache = sum(4 * d * d + 2 * t * d for t in range(1, n + 1))  # closed forms, summed the slow way
+    without = sum(t * (4 * d * d + 2 * t * d) for t in range(1, n + 1))
+    assert values["total_with_cache"] == with_cache
+    assert values["total_without_cache"] == without
+    assert values["ratio_is_t"] is True
+    assert 100 < without / with_cache < 1000
+

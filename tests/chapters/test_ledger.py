@@ -1,0 +1,187 @@
+"""The verification ledger is bound to its commit: test outcomes are recorded with the commit, whether the tree was
+clean and whether the whole suite ran, and the ledger shows statuses only from a complete run of the commit it is
+built from. Each state is set up in a temporary git project with a small test file of its own."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from scripts.ledger import PARTIAL, REQUIRE, RESULTS, claims_table
+from scripts.pipeline.project import Project
+from support import REPO
+
+DEMO = '''import pytest
+
+
+@pytest.mark.claim("One plus one is two")
+def test_adds():
+    assert 1 + 1 == 2
+
+
+@pytest.mark.claim("Two times three is six")
+@pytest.mark.parametrize("a, b", [(2, 3), (3, 2)])
+def test_multiplies(a, b):
+    assert a * b == 6
+
+
+def test_unclaimed():
+    pass
+'''
+CLAIMS = ("tests/test_demo.py::test_adds", "tests/test_demo.py::test_multiplies")
+
+
+def git(project, *args):
+    return subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def commit_all(project, message):
+    git(project, "add", "-A")
+    git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message)
+    return git(project, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A git project with the real conftest.py, scripts/ and pyproject.toml, and one small claim-backed test file."""
+    root = tmp_path / "project"
+    (root / "tests").mkdir(parents=True)
+    shutil.copy(REPO / "tests" / "conftest.py", root / "tests")
+    shutil.copy(REPO / "pyproject.toml", root)
+    shutil.copy(REPO / ".gitignore", root)
+    shutil.copytree(REPO / "scripts", root / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "tests" / "test_demo.py").write_text(DEMO)
+    git(root, "init", "-q")
+    commit_all(root, "demo")
+    return root
+
+
+def pytest_in(project, *args):
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=project,
+                          capture_output=True, text=True)
+
+
+def record(project, relative):
+    path = project / relative
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def write_record(project, commit, clean=True, complete=True, outcomes=None):
+    run = {"commit": commit, "clean": clean, "complete": complete, "started": "2026-11-30 12:00 UTC",
+           "outcomes": outcomes if outcomes is not None else {f"{CLAIMS[0]}": "passed", f"{CLAIMS[1]}[2-3]": "passed",
+                                                               f"{CLAIMS[1]}[3-2]": "passed"}}
+    (project / ".cache").mkdir(exist_ok=True)
+    (project / RESULTS).write_text(json.dumps(run))
+
+
+def ledger(project):
+    return claims_table(Project(root=project))
+
+
+def assert_no_status(text):
+    for mark in ("✅", "❌", "⏭", "not run"):
+        assert mark not in text
+    assert "One plus one is two" in text  # the claims are still listed, without a status
+
+
+@pytest.mark.claim("The ledger shows test statuses only from a complete test run of the commit it is built from")
+def test_a_complete_run_of_this_commit_gives_every_claim_its_status(project):
+    result = pytest_in(project)
+    assert result.returncode == 0, result.stdout
+    run = record(project, RESULTS)
+    assert run["complete"] and run["clean"] and run["commit"] == git(project, "rev-parse", "HEAD")
+    assert record(project, PARTIAL) is None
+    text = ledger(project)
+    assert f"Statuses from the complete test run of commit `{run['commit'][:10]}`" in text
+    assert "✅ verified: One plus one is two" in text and "✅ verified: Two times three is six" in text
+    assert "not run" not in text and "no outcome" not in text
+
+
+def test_a_partial_run_never_replaces_the_complete_record(project):
+    assert pytest_in(project).returncode == 0
+    complete = record(project, RESULTS)
+    for narrowing in (["-k", "adds"], ["-m", "not claim"], ["tests/test_demo.py::test_adds"], ["tests"],
+                      ["--deselect", "tests/test_demo.py::test_unclaimed"]):
+        assert pytest_in(project, *narrowing).returncode == 0, narrowing
+        assert record(project, RESULTS) == complete, narrowing
+        partial = record(project, PARTIAL)
+        assert partial["complete"] is False and partial["narrowed"], narrowing
+
+
+def test_a_run_stopped_early_is_partial(project):
+    (project / "tests" / "test_demo.py").write_text(DEMO.replace("== 2", "== 3"))
+    commit_all(project, "break a claim")
+    result = pytest_in(project, "-x")
+    assert result.returncode == 1
+    assert record(project, RESULTS) is None
+    assert record(project, PARTIAL)["narrowed"] == ["3 collected tests did not run"]
+    assert "No complete test run is recorded" in ledger(project)
+
+
+def test_a_complete_run_with_a_failure_opens_its_group_and_says_failed(project):
+    (project / "tests" / "test_demo.py").write_text(DEMO.replace("== 2", "== 3"))
+    commit_all(project, "break a claim")
+    assert pytest_in(project).returncode == 1
+    text = ledger(project)
+    assert '???+ failure "test_demo.py: 2 claims, 1 verified, 1 failed"' in text
+    assert "❌ failed: One plus one is two" in text
+
+
+def test_without_a_record_the_ledger_says_so_once(project):
+    text = ledger(project)
+    assert text.count("No complete test run is recorded") == 1
+    assert_no_status(text)
+
+
+def test_a_record_of_another_commit_is_not_shown(project):
+    old = git(project, "rev-parse", "HEAD")
+    write_record(project, old)
+    (project / "tests" / "test_demo.py").write_text(DEMO + "\n# edited\n")
+    new = commit_all(project, "edit")
+    text = ledger(project)
+    assert f"the last complete test run was of commit `{old[:10]}`" in text and f"`{new[:10]}`" in text
+    assert_no_status(text)
+
+
+def test_a_record_of_uncommitted_changes_is_not_shown(project):
+    write_record(project, git(project, "rev-parse", "HEAD"), clean=False)
+    text = ledger(project)
+    assert "ran with uncommitted changes" in text
+    assert_no_status(text)
+
+
+def test_a_page_built_from_uncommitted_changes_shows_no_status(project):
+    write_record(project, git(project, "rev-parse", "HEAD"))
+    (project / "tests" / "test_demo.py").write_text(DEMO + "\n# edited\n")
+    text = ledger(project)
+    assert "with uncommitted changes, which its test run did not see" in text
+    assert_no_status(text)
+
+
+def test_an_incomplete_record_is_not_shown(project):
+    write_record(project, git(project, "rev-parse", "HEAD"), complete=False)
+    assert_no_status(ledger(project))
+
+
+def test_a_module_skipped_as_a_whole_counts_as_skipped(project):
+    (project / "tests" / "test_demo.py").write_text('import pytest\npytest.skip("no browser", allow_module_level=True)\n' + DEMO)
+    commit_all(project, "skip the module")
+    assert pytest_in(project).returncode == 5  # nothing collected, the module skipped
+    assert record(project, RESULTS)["outcomes"] == {"tests/test_demo.py": "skipped"}
+    text = ledger(project)
+    assert "⏭ skipped: One plus one is two" in text and "???+ warning \"test_demo.py: 2 claims, 2 skipped\"" in text
+
+
+def test_publishing_requires_the_statuses(project, monkeypatch, caplog):
+    """`make publish` sets LEDGER_REQUIRE_STATUSES: a ledger without statuses is then a warning, which fails the
+    strict build, so the published site cannot go out without them."""
+    monkeypatch.setenv(REQUIRE, "1")
+    ledger(project)
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
+    assert "No complete test run is recorded" in caplog.records[0].getMessage()
+    caplog.clear()
+    write_record(project, git(project, "rev-parse", "HEAD"))
+    ledger(project)
+    assert caplog.records == []

@@ -1,0 +1,155 @@
+"""The chapter "Multi-head attention": its statements, recomputed independently.
+
+Head splits are recomputed with index arithmetic on plain lists (no reshape); multi-head attention with the
+plain-loop oracle of tests/oracle.py, one head at a time, as the paper writes it. Published numbers are read from
+docs/generated/mha_*/values.json.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from support import oracle_attention, published, REPO
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lib.attention import causal_mask, merge_heads, multi_head_attention, split_heads
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+
+CHAPTER = REPO / "docs" / "multi-head.md"
+TOKENS = tokenize(SENTENCE)
+
+# "Attention Is All You Need" (Vaswani et al., 2017), section 3.2.2: "In this work we employ h = 8 parallel
+# attention layers, or heads. For each of these we use d_k = d_v = d_model/h = 64." (so d_model = 512, section 3.1)
+PAPER = {"h": 8, "d_k": 64, "d_model": 512}
+
+
+def causal_allowed(n):
+    return [[j <= i for j in range(n)] for i in range(n)]
+
+
+def split_by_index(rows, h):
+    """Right split with index arithmetic: head i, position p, column c = rows[p][i * d_head + c]."""
+    d_head = len(rows[0]) // h
+    return [[[rows[p][i * d_head + c] for c in range(d_head)] for p in range(len(rows))] for i in range(h)]
+
+
+def reshape_only_by_index(rows, h):
+    """Reshape without transpose, spelled out: read the numbers in row-major order, cut into (h, L, d_head)."""
+    flat = [value for row in rows for value in row]
+    L, d_head = len(rows), len(rows[0]) // h
+    return [[[flat[(i * L + p) * d_head + c] for c in range(d_head)] for p in range(L)] for i in range(h)]
+
+
+def loop_multi_head(x, w_q, w_k, w_v, w_o, h, split, allowed):
+    """Multi-head attention head by head with the loop oracle; ``split`` says how rows become heads."""
+    q, k, v = (split((x @ w).tolist(), h) for w in (w_q, w_k, w_v))
+    heads = [oracle_attention(q[i], k[i], v[i], allowed)[0] for i in range(h)]  # h x L x d_head
+    if split is split_by_index:
+        concat = [[value for i in range(h) for value in heads[i][p]] for p in range(len(x))]
+    else:  # undo the plain reshape with a plain reshape
+        flat = [value for head in heads for row in head for value in row]
+        concat = [flat[p * x.shape[1] : (p + 1) * x.shape[1]] for p in range(len(x))]
+    return np.array(concat) @ w_o
+
+
+@given(st.integers(1, 6), st.integers(1, 4), st.integers(1, 4), st.integers(0, 2**32 - 1))
+@pytest.mark.claim("Splitting with reshape + transpose gives every head every position with its own slice of features, and merging undoes it exactly")
+def test_split_heads_matches_index_arithmetic(length, h, d_head, seed):
+    x = np.random.default_rng(seed).normal(size=(length, h * d_head))
+    assert split_heads(x, h).tolist() == split_by_index(x.tolist(), h)
+    assert np.array_equal(merge_heads(split_heads(x, h)), x)
+
+
+@pytest.mark.claim("Reshaping without the transpose gives head 0 only the first half of the sentence and head 1 only the second half; 12 of 14 head rows hold the wrong word")
+def test_reshape_only_cuts_the_sentence():
+    L, h = len(TOKENS), 2
+    tags = [[p] * 8 for p in range(L)]
+    heads = reshape_only_by_index(tags, h)
+    held = [sorted({value for row in head for value in row}) for head in heads]
+    misplaced = sum(any(value != p for value in heads[i][p]) for i in range(h) for p in range(L))
+    values = published("multi_head/split_merge")
+    assert values["wrong_head0_positions"] == ", ".join(TOKENS[p] for p in held[0])
+    assert values["wrong_head1_positions"] == ", ".join(TOKENS[p] for p in held[1])
+    assert (values["wrong_rows_misplaced"], values["head_rows"]) == (misplaced, h * L) == (12, 14)
+    assert values["right_rows_misplaced"] == 0
+    assert values["split_matches_core"] is True and values["round_trip_error"] == 0.0
+
+
+@pytest.mark.claim('With the transpose, changing "The" moves every output row (causal mask); without it, only the first four')
+def test_who_moves_with_the_loop_oracle():
+    x = embed(TOKENS)
+    w_q, w_k, w_v = projection_weights()
+    w_o = np.random.default_rng(2).normal(scale=1 / math.sqrt(8), size=(8, 8))
+    allowed = causal_allowed(len(TOKENS))
+    reach = {}
+    for split in (split_by_index, reshape_only_by_index):
+        base = loop_multi_head(x, w_q, w_k, w_v, w_o, 2, split, allowed)
+        nudged = x.copy()
+        nudged[0] += 1.0
+        moved = np.abs(loop_multi_head(nudged, w_q, w_k, w_v, w_o, 2, split, allowed) - base).max(axis=1) > 1e-12
+        reach[split.__name__] = int(moved.sum())
+    values = published("multi_head/split_merge")
+    assert reach["split_by_index"] == values["right_first_word_reach"] == len(TOKENS)
+    assert reach["reshape_only_by_index"] == values["wrong_first_word_reach"] == 4
+    right = loop_multi_head(x, w_q, w_k, w_v, w_o, 2, split_by_index, allowed)
+    core, _ = multi_head_attention(x, w_q, w_k, w_v, w_o, 2, causal_mask(len(TOKENS)))
+    np.testing.assert_allclose(core, right, rtol=0, atol=1e-12)
+    assert published("multi_head/heads")["heads_max_error_vs_core"] < 1e-12
+
+
+@pytest.mark.parametrize("d_model,h", [(PAPER["d_model"], PAPER["h"]), (128, 2)])
+@pytest.mark.claim("One fused (d_model, h*d_k) projection gives the same multi-head attention as h separate (d_model, d_k) projections, at the paper's base sizes and at the tutorial's")
+def test_fused_equals_separate_with_the_loop_oracle(d_model, h):
+    d_k, L = d_model // h, 5
+    rng = np.random.default_rng(d_model)
+    x = rng.normal(size=(L, d_model))
+    per_head = rng.normal(scale=d_model**-0.5, size=(3, h, d_model, d_k))  # W_i^Q, W_i^K, W_i^V
+    w_o = rng.normal(scale=d_model**-0.5, size=(h * d_k, d_model))
+    allowed = causal_allowed(L)
+    heads = [oracle_attention((x @ per_head[0, i]).tolist(), (x @ per_head[1, i]).tolist(),
+                              (x @ per_head[2, i]).tolist(), allowed)[0] for i in range(h)]
+    paper_form = np.concatenate([np.array(head) for head in heads], axis=1) @ w_o
+    fused = [np.concatenate(list(per_head[n]), axis=1) for n in range(3)]  # (d_model, h * d_k) each
+    fused_form, _ = multi_head_attention(x, *fused, w_o, h, causal_mask(L))
+    np.testing.assert_allclose(fused_form, paper_form, rtol=0, atol=1e-12)
+    key = "paper" if d_model == PAPER["d_model"] else "tutorial"
+    values = published("multi_head/fused_vs_separate")
+    assert values[f"{key}_max_error"] < 1e-12 and values[f"{key}_slice_error"] < 1e-12
+    assert values[f"{key}_params_w_q"] == h * d_model * d_k == d_model * d_model
+
+
+def test_the_paper_quote_and_the_snippet_sizes_agree():
+    text = CHAPTER.read_text(encoding="utf-8")
+    assert "we employ $h = 8$ parallel attention layers, or heads" in text
+    assert r"$d_k = d_v = d_{\text{model}}/h = 64$" in text
+    values = published("multi_head/fused_vs_separate")
+    assert (values["paper_h"], values["paper_d_k"], values["paper_d_model"]) == (PAPER["h"], PAPER["d_k"], PAPER["d_model"])
+    assert values["tutorial_d_model"] == 128 and values["tutorial_d_k"] == 64
+
+
+@pytest.mark.claim("Reusing one (d_model, d_k) matrix for every head makes all heads compute identical weights; separate matrices do not")
+def test_shared_matrix_collapses_the_heads():
+    x = embed(TOKENS)
+    w_q, w_k, w_v = projection_weights()
+    shared_q, shared_k = np.tile(w_q[:, :4], 2), np.tile(w_k[:, :4], 2)  # head 1 reuses head 0's columns
+    _, weights = multi_head_attention(x, shared_q, shared_k, w_v, np.eye(8), 2, causal_mask(len(TOKENS)))
+    assert np.array_equal(weights[0], weights[1])
+    _, weights = multi_head_attention(x, w_q, w_k, w_v, np.eye(8), 2, causal_mask(len(TOKENS)))
+    assert np.abs(weights[0] - weights[1]).max() > 0.1
+    values = published("multi_head/fused_vs_separate")
+    assert values["shared_heads_difference"] == 0.0 and values["separate_heads_difference"] > 0.1
+
+
+@pytest.mark.claim("Without W_o each output feature comes from one head; with W_o every output feature depends on every head")
+def test_w_o_mixes_the_heads():
+    values = published("multi_head/heads")
+    assert (values["head1_concat_features"], values["head1_output_features"], values["d_model"]) == (4, 8, 8)
+    rng = np.random.default_rng(3)
+    heads = rng.normal(size=(2, 7, 4))
+    w_o = rng.normal(size=(8, 8))
+    bumped = heads.copy()
+    bumped[1] += 1.0
+    concat_change = np.abs(merge_heads(bumped) - merge_heads(heads)).max(axis=0)
+    assert (concat_change[:4] == 0).all() and (concat_change[4:] > 0).all()
+    assert (np.abs(merge_heads(bumped) @ w_o - merge_heads(heads) @ w_o).max(axis=0) > 0).all()

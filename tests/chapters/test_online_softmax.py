@@ -1,0 +1,111 @@
+"""The online softmax chapter: tiled attention equals the reference, and the memory claims hold.
+
+Oracles: the loop implementation in tests/oracle.py (no NumPy), a two-pass
+softmax written here, and tracemalloc run in a fresh process.
+"""
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from support import oracle_attention, published, REPO, softmax_row
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lib.online_tiles import online_softmax, tiled_attention
+
+
+
+@given(
+    st.lists(st.floats(-50, 50, allow_nan=False), min_size=1, max_size=40),
+    st.integers(1, 9),
+)
+def test_online_softmax_equals_the_loop_softmax(row, block):
+    weights, trace = online_softmax(np.array(row), block)
+    np.testing.assert_allclose(weights, softmax_row(row), rtol=1e-12, atol=1e-300)
+    assert len(trace) == math.ceil(len(row) / block)
+    m, ell = trace[-1]
+    assert m == max(row)
+    assert ell == pytest.approx(sum(math.exp(x - m) for x in row), rel=1e-12)
+
+
+@pytest.mark.claim("tiled attention with a running max and a running sum equals scaled_dot_product_attention")
+@given(st.integers(1, 23), st.integers(1, 23), st.integers(1, 6), st.integers(1, 9), st.integers(0, 2**32 - 1))
+def test_tiled_attention_equals_the_loop_oracle(lq, lk, d, tile, seed):
+    rng = np.random.default_rng(seed)
+    q, k, v = rng.normal(size=(lq, d)), rng.normal(size=(lk, d)), rng.normal(size=(lk, 3))
+    expected, _ = oracle_attention(q.tolist(), k.tolist(), v.tolist())
+    np.testing.assert_allclose(tiled_attention(q, k, v, tile), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_tiled_attention_survives_large_scores():
+    """The running max keeps exp from overflowing even when scores are around 1e4."""
+    rng = np.random.default_rng(0)
+    q, k, v = 100 * rng.normal(size=(3, 10, 4))
+    out = tiled_attention(q, k, v, tile=3)
+    assert np.all(np.isfinite(out))
+    expected, _ = oracle_attention(q.tolist(), k.tolist(), v.tolist())
+    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-9)
+
+
+def test_tiled_attention_batched():
+    rng = np.random.default_rng(1)
+    q, k, v = rng.normal(size=(3, 2, 3, 11, 4))
+    out = tiled_attention(q, k, v, tile=4)
+    for b, h in np.ndindex(2, 3):
+        expected, _ = oracle_attention(q[b, h].tolist(), k[b, h].tolist(), v[b, h].tolist())
+        np.testing.assert_allclose(out[b, h], expected, rtol=1e-10)
+
+
+def test_published_errors_are_at_rounding_level():
+    values = published("online_softmax/steps")
+    for name in ("softmax_max_error", "sentence_max_error", "long_max_error"):
+        assert values[name] < 1e-13
+
+
+PEAK_PROGRAM = """
+import sys, tracemalloc
+import numpy as np
+sys.path.insert(0, "snippets")
+from lib.attention import scaled_dot_product_attention
+from lib.online_tiles import tiled_attention
+n, d = int(sys.argv[1]), 64
+q, k, v = np.random.default_rng(0).normal(size=(3, n, d))
+for fn, args in ((scaled_dot_product_attention, ()), (tiled_attention, (128,))):
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    fn(q, k, v, *args)
+    print(tracemalloc.get_traced_memory()[1] - before)
+    tracemalloc.stop()
+"""
+
+
+def peaks(n):
+    result = subprocess.run([sys.executable, "-c", PEAK_PROGRAM, str(n)], cwd=REPO, capture_output=True, text=True, check=True)
+    return [int(line) for line in result.stdout.split()]
+
+
+@pytest.mark.claim("the full-scores peak grows with L^2, the tiled peak only by the (L, d) output")
+def test_memory_scaling_in_a_fresh_process():
+    (naive_a, tiled_a), (naive_b, tiled_b) = peaks(512), peaks(1024)
+    assert 3.5 < naive_b / naive_a < 4.5  # doubling L: about 4x
+    growth = tiled_b - tiled_a
+    output_growth = 512 * 64 * 8  # 512 more rows of 64 float64
+    assert abs(growth - output_growth) < 16 * 1024
+    assert naive_b > 2 * 1024 * 1024 * 8  # more than two (L, L) float64 arrays alive at once
+
+
+def test_published_memory_values():
+    values = published("online_softmax/memory")
+    assert 1.9 < values["slope_naive"] < 2.1
+    assert values["tiled_extra_is_constant"] is True
+    assert values["naive_arrays"] > 2
+    assert values["ratio_at_max"] > 10
+
+
+def test_tracemalloc_peaks_reproduce_across_processes():
+    """The byte-checked build relies on the peaks being the same in every run (they are rounded to KiB)."""
+    first, second = peaks(256), peaks(256)
+    assert [round(x / 1024) for x in first] == [round(x / 1024) for x in second]

@@ -1,0 +1,123 @@
+"""Order matters: self-attention without positions is permutation-equivariant; pooling makes it invariant;
+positional encodings and a causal mask break both. Oracles: the loop implementation in tests/oracle.py.
+
+Literature named on docs/order-matters.md: Vaswani et al., "Attention Is All You Need" (arXiv:1706.03762),
+section 3.5: the positional encodings "have the same dimension d_model as the embeddings, so that the two can be
+summed". Haviv et al. (2022), "Transformer Language Models without Positional
+Encodings Still Learn Positional Information", Findings of EMNLP 2022 (abstract: "causal attention enables the
+model to infer the number of predecessors that each token can attend to").
+"""
+
+import re
+
+import numpy as np
+import pytest
+from support import oracle_attention, published, REPO
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lib.attention import causal_mask, multi_head_attention, sinusoidal_positions
+
+PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "order-matters.md").read_text(encoding="utf-8"))
+
+
+def loop_self_attention(x, w_q, w_k, w_v, mask=None):
+    """Self-attention through the loop oracle (shares no code with snippets/lib/attention.py)."""
+    out, _ = oracle_attention((x @ w_q).tolist(), (x @ w_k).tolist(), (x @ w_v).tolist(),
+                              None if mask is None else mask.tolist())
+    return np.array(out)
+
+
+def setup(seed, length, d):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(length, d))
+    weights = [rng.normal(scale=d**-0.5, size=(d, d)) for _ in range(3)]
+    return rng, x, weights
+
+
+@pytest.mark.claim(
+    "Without positions, self-attention is permutation-equivariant: permuting the input rows permutes the "
+    "output rows, each row unchanged"
+)
+@given(seed=st.integers(0, 2**32 - 1), length=st.integers(2, 8), d=st.integers(1, 5))
+def test_self_attention_is_permutation_equivariant(seed, length, d):
+    rng, x, w = setup(seed, length, d)
+    perm = rng.permutation(length)
+    np.testing.assert_allclose(loop_self_attention(x[perm], *w), loop_self_attention(x, *w)[perm],
+                               rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.claim("The mean over positions of the self-attention output is permutation-invariant")
+@given(seed=st.integers(0, 2**32 - 1), length=st.integers(2, 8), d=st.integers(1, 5))
+def test_mean_pooled_output_is_permutation_invariant(seed, length, d):
+    rng, x, w = setup(seed, length, d)
+    perm = rng.permutation(length)
+    np.testing.assert_allclose(loop_self_attention(x[perm], *w).mean(0), loop_self_attention(x, *w).mean(0),
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_multi_head_attention_is_equivariant_too():
+    rng, x, _ = setup(3, 6, 8)
+    w = [rng.normal(scale=8**-0.5, size=(8, 8)) for _ in range(4)]
+    for _ in range(20):
+        perm = rng.permutation(6)
+        out_p, weights_p = multi_head_attention(x[perm], *w, n_heads=4)
+        out, weights = multi_head_attention(x, *w, n_heads=4)
+        np.testing.assert_allclose(out_p, out[perm], atol=1e-12)
+        np.testing.assert_allclose(weights_p, weights[:, perm][:, :, perm], atol=1e-12)
+
+
+@pytest.mark.claim(
+    "Self-attention is not permutation-invariant: position by position, the outputs of the two sentences "
+    "differ"
+)
+def test_self_attention_is_not_invariant():
+    values = published("order_matters/permutation")
+    assert values["invariance_error"] > 0.1
+    assert values["equivariance_error"] < 1e-14 and values["pooled_error"] < 1e-14
+    assert values["weights_error"] < 1e-14 and values["cat_row_error"] < 1e-14
+    assert values["multihead_equivariance_error"] < 1e-14
+    assert values["swapped_sentence"] == "The mat sat on the cat."
+
+
+@pytest.mark.claim("Adding positional encodings, or a causal mask, breaks permutation equivariance")
+def test_positions_and_causal_mask_break_equivariance():
+    rng, x, w = setup(8, 7, 8)
+    pe = sinusoidal_positions(7, 8)
+    mask = causal_mask(7)
+    perm = np.array([0, 5, 2, 3, 4, 1, 6])
+    with_pe = loop_self_attention(x[perm] + pe, *w) - loop_self_attention(x + pe, *w)[perm]
+    with_mask = loop_self_attention(x[perm], *w, mask) - loop_self_attention(x, *w, mask)[perm]
+    assert np.abs(with_pe).max() > 1e-3
+    assert np.abs(with_mask).max() > 1e-3
+    values = published("order_matters/permutation")
+    for name in ("pe_equivariance_error", "pe_pooled_error", "mask_equivariance_error", "mask_pooled_error"):
+        assert values[name] > 0.01, name
+
+
+def test_swapping_identical_tokens_changes_nothing_without_positions():
+    """The page's "check it yourself": "The" and "the" share a vector, so exchanging them leaves the input as it is."""
+    from lib.running_example import SENTENCE, embed, tokenize
+
+    x = embed(tokenize(SENTENCE))
+    perm = np.array([4, 1, 2, 3, 0, 5, 6])
+    np.testing.assert_array_equal(x[perm], x)
+    pe = sinusoidal_positions(7, 8)
+    assert not np.array_equal((x + pe)[perm], x + pe)
+
+
+def test_the_page_uses_the_precise_words():
+    assert "**permutation-equivariant**" in PAGE and "**permutation-invariant**" in PAGE
+    assert "That is equivariance." in PAGE
+    assert "Transformer Language Models without Positional Encodings Still Learn Positional Information" in PAGE
+    assert '"have the same dimension $d_{\\text{model}}$ as the embeddings, so that the two can be summed"' in PAGE
+
+
+@pytest.mark.claim("Projecting a concatenation [x, PE] equals two projections added; adding x + PE is the tied case")
+def test_concatenation_is_two_projections_added():
+    rng = np.random.default_rng(4)
+    x, pe, w = rng.normal(size=(7, 8)), sinusoidal_positions(7, 8), rng.normal(size=(16, 5))
+    np.testing.assert_allclose(np.hstack([x, pe]) @ w, x @ w[:8] + pe @ w[8:], atol=1e-13)
+    np.testing.assert_allclose(np.hstack([x, pe]) @ np.vstack([w[:8], w[:8]]), (x + pe) @ w[:8], atol=1e-13)
+    values = published("order_matters/add_vs_concat")
+    assert max(values["concat_split_error"], values["tied_add_error"], values["four_term_error"]) < 1e-13

@@ -1,0 +1,190 @@
+"""Positional encoding: the formula, frequencies, the shift as a rotation, dot products, scale, and the pipelines.
+
+Literature quoted on docs/positional-encoding.md, recorded here with its source:
+- Vaswani et al., "Attention Is All You Need" (arXiv:1706.03762): section 3.5 (formula; "The wavelengths form a
+  geometric progression from 2pi to 10000 * 2pi"; "for any fixed offset k, PE_{pos+k} can be represented as a linear
+  function of PE_{pos}"; extrapolation hope), section 5.4 (dropout "to the sums of the embeddings and the positional
+  encodings", P_drop = 0.1 for the base model), Table 3 row (E) (learned positional embedding: PPL 4.92, BLEU 25.7;
+  base: 4.92, 25.8; newstest2013). Its "same dimension ... so that the two can be summed" is quoted on
+  docs/order-matters.md (adding or concatenating) and checked in tests/test_order_matters.py.
+- google-research/bert modeling.py: embedding_postprocessor adds token-type and position embeddings, then
+  layer_norm_and_dropout; max_position_embeddings=512; initializer_range=0.02 (truncated normal).
+- openai/gpt-2 src/model.py: h = tf.gather(wte, X) + tf.gather(wpe, positions_for(X, past_length));
+  wpe stddev 0.01, wte stddev 0.02; LayerNorm ln_1 inside each block.
+- tensorflow/models official/nlp/transformer/embedding_layer.py: shared weights N(0, hidden_size**-0.5), embeddings
+  multiplied by hidden_size ** 0.5.
+"""
+
+import math
+import re
+
+import numpy as np
+import pytest
+from support import positional_encoding, published, REPO, run_snippet
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lib.attention import sinusoidal_positions
+
+PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8"))
+
+
+@pytest.mark.claim("The vectorised sinusoidal encoding agrees with the formula of section 3.5, entry by entry")
+@given(p=st.integers(0, 1000), pair=st.integers(0, 255), half=st.integers(1, 64))
+def test_core_matches_the_formula_oracle(p, pair, half):
+    d_model = 2 * half
+    pair = pair % half
+    pe = sinusoidal_positions(p + 1, d_model)
+    for dim in (2 * pair, 2 * pair + 1):
+        assert math.isclose(pe[p, dim], positional_encoding(p, dim, d_model), rel_tol=1e-9, abs_tol=1e-9)
+
+
+def test_the_snippet_loop_matches_the_core_module():
+    pe_loop = run_snippet("positional_encoding/heatmap")["pe_loop"]
+    np.testing.assert_allclose(pe_loop(50, 12), sinusoidal_positions(50, 12), atol=1e-12)
+    assert published("positional_encoding/heatmap")["loop_max_error"] < 1e-13
+
+
+@pytest.mark.claim(
+    'After adding the encodings, "The" (position 0) and "the" (position 4) differ by exactly the distance '
+    'between their encodings'
+)
+def test_the_and_the_differ_only_by_their_encodings():
+    values = published("positional_encoding/heatmap")
+    assert values["the_embedding_difference"] == 0.0
+    pe = sinusoidal_positions(5, 8)
+    assert math.isclose(values["the_input_difference"], np.linalg.norm(pe[0] - pe[4]), rel_tol=1e-12)
+    assert values["the_input_difference"] == values["the_pe_difference"]
+
+
+@pytest.mark.claim(
+    "Small dimension index means short wavelength and fast change: dimension 0 repeats every 2 pi "
+    "positions, the last pair just under 10000 * 2 pi"
+)
+def test_small_index_is_high_frequency():
+    d_model = 512
+    pe = sinusoidal_positions(3000, d_model)
+    change = np.abs(np.diff(pe, axis=0)).mean(axis=0)  # (d_model,)
+    sines = change[0::2]
+    assert np.all(np.diff(sines) < 0)  # every sine column changes less than the one before it
+    # independent period estimate for dimension 0: the sine repeats after 2 pi, the nearest integer shifts miss
+    assert np.max(np.abs(np.sin(np.arange(100) + 2 * np.pi) - np.sin(np.arange(100)))) < 1e-12
+    values = published("positional_encoding/wavelengths")
+    assert math.isclose(values["shortest"], 2 * math.pi, rel_tol=1e-12)
+    assert math.isclose(values["period_dim0_measured"], 2 * math.pi, rel_tol=1e-3)
+    assert values["longest"] < values["paper_upper"] == 10000 * 2 * math.pi
+    assert math.isclose(values["longest"], 2 * math.pi * 10000 ** (510 / 512), rel_tol=1e-12)
+    assert values["change_dim0"] > 1000 * values["change_last"]
+    assert values["small_change_dim0"] > 100 * values["small_change_dim6"]
+
+
+@pytest.mark.claim("PE(p + k) = M_k PE(p) for every position p, with one orthogonal block-diagonal M_k per offset k")
+@pytest.mark.parametrize("d_model,k", [(8, 1), (16, 5), (16, 31), (64, 7)])
+def test_shift_is_one_linear_map_found_by_least_squares(d_model, k):
+    """Fit a linear map from the data alone, on two separate sets of positions: it is exact, the same, orthogonal.
+
+    Positions are spread up to 10^6 so that even the slowest pair turns many times; the encodings come from the
+    one-number-at-a-time oracle, not from the core module.
+    """
+    rng = np.random.default_rng(d_model + k)
+    fits = []
+    for low, high in ((0, 500_000), (500_000, 1_000_000)):
+        positions = rng.integers(low, high, size=6 * d_model)
+        src = np.array([[positional_encoding(p, i, d_model) for i in range(d_model)] for p in positions])
+        dst = np.array([[positional_encoding(p + k, i, d_model) for i in range(d_model)] for p in positions])
+        m, *_ = np.linalg.lstsq(src, dst, rcond=None)  # dst = src @ m
+        np.testing.assert_allclose(src @ m, dst, atol=1e-8)
+        fits.append(m.T)
+    np.testing.assert_allclose(fits[0], fits[1], atol=1e-8)
+    np.testing.assert_allclose(fits[0].T @ fits[0], np.eye(d_model), atol=1e-8)
+    if d_model == 16:
+        shift_matrix = run_snippet("positional_encoding/relative")["shift_matrix"]
+        np.testing.assert_allclose(shift_matrix(k), fits[0], atol=1e-8)
+
+
+def test_published_rotation_values():
+    values = published("positional_encoding/relative")
+    assert values["rotation_max_error"] < 1e-13
+    assert values["rotation_orthogonal_error"] < 1e-14
+
+
+@pytest.mark.claim("PE(p) . PE(q) depends only on p - q, and equals the sum over pairs of cos(omega_i (p - q))")
+@given(p=st.integers(0, 300), q=st.integers(0, 300), shift=st.integers(0, 300), half=st.integers(1, 32))
+def test_dot_product_depends_only_on_the_offset(p, q, shift, half):
+    d_model = 2 * half
+    pe = sinusoidal_positions(601, d_model)
+    assert math.isclose(pe[p] @ pe[q], pe[p + shift] @ pe[q + shift], abs_tol=1e-9)
+    cosines = sum(math.cos((p - q) / 10000 ** (2 * i / d_model)) for i in range(half))
+    assert math.isclose(pe[p] @ pe[q], cosines, abs_tol=1e-9)
+
+
+def test_dot_product_is_not_monotone_in_distance():
+    values = published("positional_encoding/relative")
+    assert values["valley_offset"] < values["peak_offset"]
+    assert values["valley_dot"] < values["peak_dot"]
+    pe = sinusoidal_positions(64, 16)
+    assert pe[0] @ pe[values["valley_offset"]] < pe[0] @ pe[values["peak_offset"]]
+
+
+@pytest.mark.claim(
+    "Every encoding has norm sqrt(d_model / 2) and largest entry exactly 1, so dividing by the maximum "
+    "changes nothing"
+)
+@given(n=st.integers(1, 200), half=st.integers(1, 128))
+def test_norm_and_the_max_normalisation_no_op(n, half):
+    pe = sinusoidal_positions(n, 2 * half)
+    np.testing.assert_allclose(np.linalg.norm(pe, axis=-1), math.sqrt(half), rtol=1e-12)
+    assert np.max(np.abs(pe)) == 1.0  # cos(0) at position 0, exactly
+    np.testing.assert_array_equal(pe / np.max(np.abs(pe)), pe)
+
+
+def test_published_scale_values():
+    values = published("positional_encoding/scale")
+    assert values["pe_peak"] == 1.0 and values["fix_max_change"] == 0.0
+    assert values["pe_norm"] == 2.0 and values["pe_norm_spread"] < 1e-12
+    assert math.isclose(values["pe_rms"], math.sqrt(0.5), rel_tol=1e-12)
+    assert math.isclose(values["paper_pos_norm"], 16.0, rel_tol=1e-12)  # sqrt(512 / 2)
+    assert 20 < values["paper_tok_norm"] < 25  # sqrt(512) * (unit-variance entries)
+    assert math.isclose(values["bert_out_norm"], math.sqrt(768), rel_tol=1e-6)
+    assert 1.5 < values["gpt2_tok_norm"] / values["gpt2_pos_norm"] < 2.5  # init std 0.02 vs 0.01
+
+
+@pytest.mark.claim(
+    "BERT's LayerNorm after the sum gives every input row norm sqrt(d_model); the original Transformer "
+    "and GPT-2 have no LayerNorm there"
+)
+def test_pipelines():
+    ns = run_snippet("positional_encoding/scale")
+    rng = np.random.default_rng(9)
+    tables = [rng.normal(size=shape) * s for shape, s in (((50, 24), 3.0), ((2, 24), 1.0), ((30, 24), 0.1))]
+    ids = rng.integers(50, size=10)
+    tok, pos, out = ns["bert_input"](ids, np.zeros_like(ids), *tables, rng)
+    np.testing.assert_allclose(np.linalg.norm(out, axis=-1), math.sqrt(24), rtol=1e-9)
+    tok, pos, out = ns["gpt2_input"](ids, tables[0], tables[2])
+    np.testing.assert_array_equal(out, tables[0][ids] + tables[2][:10])
+    emb = rng.normal(size=(50, 24))
+    tok, pos, out = ns["transformer_input"](ids, emb, 24, rng)  # inference: dropout off
+    np.testing.assert_allclose(out, emb[ids] * math.sqrt(24) + sinusoidal_positions(10, 24), rtol=1e-15)
+    _, _, trained = ns["transformer_input"](ids, emb, 24, np.random.default_rng(0), training=True)
+    dropped = trained == 0
+    assert 0 < dropped.mean() < 0.3  # dropout 0.1 zeroes about a tenth of the entries
+    np.testing.assert_allclose(trained[~dropped], out[~dropped] / 0.9)
+
+
+def test_literature_quotes():
+    assert '"The wavelengths form a geometric progression from $2\\pi$ to $10000 \\cdot 2\\pi$."' in PAGE
+    assert '"for any fixed offset $k$, $PE_{pos+k}$ can be represented as a linear function of $PE_{pos}$"' in PAGE
+    assert (
+        '"because it may allow the model to extrapolate to sequence lengths longer than the ones '
+        'encountered during training"'
+    ) in PAGE
+    assert (
+        '"dropout to the sums of the embeddings and the positional encodings in both the encoder '
+        'and decoder stacks", with $P_{drop} = 0.1$ for the base model'
+    ) in PAGE
+    assert "Table 3, row (E), reports 25.7 BLEU (perplexity 4.92) on newstest2013 against 25.8 (4.92)" in PAGE
+    # BERT modeling.py: initializer_range=0.02, max_position_embeddings=512; GPT-2 model.py: wte 0.02, wpe 0.01
+    assert "truncated normal with standard deviation 0.02 (`initializer_range`)" in PAGE
+    assert "`max_position_embeddings` rows (512 by default)" in PAGE
+    assert "`wte` with standard deviation 0.02 and `wpe` with 0.01" in PAGE
+    assert "`h = tf.gather(wte, X) + tf.gather(wpe, positions_for(X, past_length))`" in PAGE

@@ -1,0 +1,197 @@
+"""The chapter "Queries, keys and values": its statements, recomputed independently.
+
+Scores are recomputed with plain-Python dot products or with np.einsum instead of the core's attention_scores;
+weights with the loop oracle of tests/oracle.py; the published rates by regenerating the snippets' random draws
+in the same order and counting with a different computation. General properties use Hypothesis.
+Published numbers are read from docs/generated/qkv_*/values.json.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from support import oracle_attention, published, softmax_row
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lib.attention import attention_scores
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+
+TOKENS = tokenize(SENTENCE)
+
+
+def loop_scores(q, k):
+    """Scaled scores with plain Python: one dot product at a time."""
+    d_k = len(q[0])
+    return [[sum(a * b for a, b in zip(qi, kj)) / math.sqrt(d_k) for kj in k] for qi in q]
+
+
+def running():
+    x = embed(TOKENS)
+    w_q, w_k, w_v = projection_weights()
+    return x, w_q, w_k, w_v
+
+
+@pytest.mark.claim("Replacing W_v changes the output but not a single attention weight")
+def test_weights_do_not_depend_on_w_v():
+    x, w_q, w_k, w_v = running()
+    q, k = (x @ w_q).tolist(), (x @ w_k).tolist()
+    other = np.random.default_rng(99).normal(size=w_v.shape)
+    out_1, weights_1 = oracle_attention(q, k, (x @ w_v).tolist())
+    out_2, weights_2 = oracle_attention(q, k, (x @ other).tolist())
+    assert weights_1 == weights_2
+    assert np.max(np.abs(np.array(out_1) - np.array(out_2))) > 0.1
+    values = published("queries_keys_values/projections")
+    assert values["weights_change_new_wv"] == 0.0
+    assert values["output_change_new_wv"] > 0.1
+
+
+@pytest.mark.claim('"The" and "the" get the same query, key and value before positions are added')
+def test_the_and_the_share_q_k_v():
+    x, w_q, w_k, w_v = running()
+    the, the_lower = TOKENS.index("The"), TOKENS.index("the")
+    for w in (w_q, w_k, w_v):
+        assert np.array_equal((x @ w)[the], (x @ w)[the_lower])
+    assert published("queries_keys_values/projections")["the_the_q_difference"] == 0.0
+
+
+@pytest.mark.claim("With W_k = W_q the score matrix is symmetric and every self-score is >= 0")
+@given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 8))
+def test_tied_scores_are_symmetric_with_nonnegative_diagonal(seed, length, d_model):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(length, d_model))
+    w = rng.normal(size=(d_model, d_model))
+    q = (x @ w).tolist()
+    s = loop_scores(q, q)
+    for i in range(length):
+        assert s[i][i] >= 0.0
+        for j in range(length):
+            assert s[i][j] == pytest.approx(s[j][i], rel=1e-12, abs=1e-12)
+    core = attention_scores(x @ w, x @ w)
+    assert np.max(np.abs(core - core.T)) < 1e-12
+
+
+@pytest.mark.claim("Tied, another key can outscore a word's own key only if its projection is longer (Cauchy-Schwarz)")
+@given(st.integers(0, 2**32 - 1), st.integers(2, 7), st.integers(1, 8))
+def test_tied_self_is_beaten_only_by_a_longer_key(seed, length, d_model):
+    rng = np.random.default_rng(seed)
+    u = rng.normal(size=(length, d_model)) @ rng.normal(size=(d_model, d_model))
+    norms = [math.sqrt(sum(a * a for a in row)) for row in u.tolist()]
+    s = loop_scores(u.tolist(), u.tolist())
+    for i in range(length):
+        for j in range(length):
+            if s[i][j] > s[i][i] * (1 + 1e-12):
+                assert norms[j] > norms[i]
+
+
+@pytest.mark.claim("On the running sentence, tied W_q = W_k gives symmetric scores but asymmetric weights")
+def test_running_sentence_tied_numbers():
+    x, w_q, _, _ = running()
+    q = (x @ w_q).tolist()
+    s = loop_scores(q, q)
+    weights = [softmax_row(row) for row in s]
+    n = len(TOKENS)
+    asym = max(abs(weights[i][j] - weights[j][i]) for i in range(n) for j in range(n))
+    self_top = sum(s[i][i] >= max(s[i]) for i in range(n))
+    values = published("queries_keys_values/tied")
+    assert values["tied_asymmetry"] < 1e-12  # symmetric up to rounding (a BLAS may round S and S^T apart)
+    assert values["tied_weights_asymmetry"] == pytest.approx(asym, abs=1e-12)
+    assert asym > 0.05
+    assert values["tied_self_top_rows"] == self_top == n
+    assert values["tied_min_self_score"] == pytest.approx(min(s[i][i] for i in range(n)), abs=1e-12)
+    assert values["untied_min_self_score"] < 0
+
+
+def recount_self_match():
+    """The snippet's draws, regenerated in the same order, counted with einsum instead of attention_scores."""
+    values = published("queries_keys_values/self_match")
+    rng = np.random.default_rng(2024)
+    n_sentences, length = values["n_sentences"], 7
+    rates = {}
+    for d_model in [2, 8, 32, 64]:
+        hits = {"separate": 0, "tied": 0}
+        for _ in range(n_sentences):
+            x = rng.normal(size=(length, d_model))
+            w_q = rng.normal(scale=1 / np.sqrt(d_model), size=(d_model, d_model))
+            w_k = rng.normal(scale=1 / np.sqrt(d_model), size=(d_model, d_model))
+            q, k = x @ w_q, x @ w_k
+            for name, keys in (("separate", k), ("tied", q)):
+                s = np.einsum("id,jd->ij", q, keys)
+                hits[name] += int(np.sum(np.diagonal(s) == s.max(axis=1)))
+        rates[d_model] = {name: h / (n_sentences * length) for name, h in hits.items()}
+    return values, rates
+
+
+@pytest.mark.claim("Tied W_q = W_k makes a token's best key itself far above chance, near 100% at d_model = 64")
+def test_self_match_rates_recounted():
+    values, rates = recount_self_match()
+    assert values["separate_rate_d8"] == pytest.approx(rates[8]["separate"], abs=1e-12)
+    assert values["tied_rate_d8"] == pytest.approx(rates[8]["tied"], abs=1e-12)
+    assert values["tied_rate_d2"] == pytest.approx(rates[2]["tied"], abs=1e-12)
+    assert values["tied_rate_d64"] == pytest.approx(rates[64]["tied"], abs=1e-12)
+    assert values["tied_misses_d64"] == round((1 - rates[64]["tied"]) * values["n_rows"])
+    # Separate projections: within 4 standard errors of chance (1/7) at every width.
+    chance, n = 1 / 7, values["n_rows"]
+    for d_model, rate in rates.items():
+        assert abs(rate["separate"] - chance) < 4 * math.sqrt(chance * (1 - chance) / n), d_model
+    # Tied: far above chance, growing with the width.
+    tied = [rates[d]["tied"] for d in (2, 8, 32, 64)]
+    assert tied == sorted(tied) and tied[0] > 2 * chance and tied[-1] > 0.999
+
+
+@pytest.mark.claim("In the 2-D counterexample the dot product ranks key B first and cosine ranks key A first")
+def test_counterexample_with_math():
+    q, a, b = (1.0, 0.0), (0.9, 0.3), (2.0, 2.0)
+
+    def dot(u, v):
+        return u[0] * v[0] + u[1] * v[1]
+
+    def cos(u, v):
+        return dot(u, v) / math.sqrt(dot(u, u) * dot(v, v))
+
+    assert dot(q, b) > dot(q, a) and cos(q, a) > cos(q, b)
+    values = published("queries_keys_values/dot_vs_cosine")
+    assert values["a_cos"] == pytest.approx(cos(q, a)) and values["b_cos"] == pytest.approx(cos(q, b))
+    assert values["a_dot"] == pytest.approx(dot(q, a)) and values["b_dot"] == pytest.approx(dot(q, b))
+    # Doubling q: cosines unchanged, the softmax weight of B grows.
+    two_q = (2.0, 0.0)
+    assert cos(two_q, b) == pytest.approx(cos(q, b))
+    assert softmax_row([dot(two_q, a), dot(two_q, b)])[1] > softmax_row([dot(q, a), dot(q, b)])[1]
+    assert values["weight_b_2q"] == pytest.approx(softmax_row([dot(two_q, a), dot(two_q, b)])[1])
+
+
+@pytest.mark.claim("Within one query's row the query's length cannot change which key has the highest score")
+@given(st.integers(0, 2**32 - 1), st.floats(0.01, 100.0))
+def test_query_length_does_not_change_the_winner(seed, c):
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=4), rng.normal(size=(6, 4))
+    assert np.argmax(k @ (c * q)) == np.argmax(k @ q)
+    # ... while the key lengths can: ranking by dot equals ranking by cosine times the key length.
+    cosine = (k @ q) / (np.linalg.norm(k, axis=1) * np.linalg.norm(q))
+    assert np.argmax(k @ q) == np.argmax(cosine * np.linalg.norm(k, axis=1))
+
+
+@pytest.mark.claim("Dot product and cosine pick different best keys in about a quarter of random query rows")
+def test_disagreement_rate_recounted():
+    values = published("queries_keys_values/dot_vs_cosine")
+    rng = np.random.default_rng(5)
+    n_sentences, length, d_model = 2000, 7, 8
+    x = rng.normal(size=(n_sentences, length, d_model))
+    w_q = rng.normal(scale=1 / np.sqrt(d_model), size=(n_sentences, d_model, d_model))
+    w_k = rng.normal(scale=1 / np.sqrt(d_model), size=(n_sentences, d_model, d_model))
+    q = np.einsum("nld,nde->nle", x, w_q)
+    k = np.einsum("nld,nde->nle", x, w_k)
+    dots = np.einsum("nid,njd->nij", q, k)
+    norms = np.sqrt(np.einsum("nid,nid->ni", q, q))[:, :, None] * np.sqrt(np.einsum("njd,njd->nj", k, k))[:, None, :]
+    disagree = np.mean(dots.argmax(-1) != (dots / norms).argmax(-1))
+    assert values["n_rows_random"] == n_sentences * length
+    assert values["disagree_rate"] == pytest.approx(disagree, abs=1e-12)
+    assert 0.2 < disagree < 0.3
+    # The running sentence: exactly one query ("on") changes its best key.
+    xr = embed(TOKENS)
+    w_qr, w_kr, _ = projection_weights()
+    qr, kr = xr @ w_qr, xr @ w_kr
+    by_dot = [int(np.argmax(row)) for row in loop_scores(qr.tolist(), kr.tolist())]
+    cos = (qr @ kr.T) / np.outer(np.linalg.norm(qr, axis=1), np.linalg.norm(kr, axis=1))
+    changed = [TOKENS[i] for i in range(len(TOKENS)) if by_dot[i] != int(np.argmax(cos[i]))]
+    assert changed == ["on"] and values["running_disagree"] == 1

@@ -1,0 +1,439 @@
+"""The chapter "Scaled dot-product attention and the sqrt(d_k)": its published numbers, checked independently.
+
+Each test recomputes a statement of docs/scaled-dot-product.md in a different way from the snippet that
+publishes it (a fresh random generator, a loop, a closed form, finite differences), and checks the committed
+outputs in docs/generated/sdpa_*/ against the theory the page states.
+"""
+
+import math
+import re
+
+import numpy as np
+import pytest
+from support import oracle_attention, published, published_table, REPO, softmax_row
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lib.attention import sinusoidal_positions, softmax
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from scripts.pipeline.references import without_references
+
+CHAPTER = REPO / "docs" / "scaled-dot-product.md"
+
+
+def number(cell):
+    """'37.4%' -> 0.374, '3.6e-07' -> 3.6e-07."""
+    return float(cell[:-1]) / 100 if cell.endswith("%") else float(cell)
+
+
+# ---------------------------------------------------------------- the formula, step by step
+
+
+def oracle_running_example():
+    """Weights and output of the running sentence from the plain-loop oracle (no NumPy attention code)."""
+    x = embed(tokenize(SENTENCE))
+    w_q, w_k, w_v = projection_weights()
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    output, weights = oracle_attention(q.tolist(), k.tolist(), v.tolist())
+    return np.array(weights), np.array(output), (q, k, v)
+
+
+@pytest.mark.claim("The heatmap's weights are the running sentence's softmax(q k^T / sqrt(d_k)), and every row sums to 1")
+def test_heatmap_weights_match_the_loop_oracle_and_rows_sum_to_one():
+    weights = np.array(published("scaled_dot_product/steps")["heatmap_weights"])
+    want, _, _ = oracle_running_example()
+    assert weights.shape == (len(tokenize(SENTENCE)),) * 2
+    np.testing.assert_allclose(weights, want, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0, atol=1e-12)
+    assert (weights >= 0).all() and (weights <= 1).all()
+
+
+@pytest.mark.claim("The five steps done by hand give the same output as the core scaled_dot_product_attention")
+def test_steps_by_hand_equal_the_core_function():
+    values = published("scaled_dot_product/steps")
+    assert values["max_error_vs_core"] < 1e-12
+    assert values["max_row_sum_error"] < 1e-12
+
+
+@pytest.mark.claim('The row of "cat" puts its largest weight on "on"; scaled scores are the scores divided by sqrt(8)')
+def test_cat_row_table():
+    rows = published_table("scaled_dot_product/steps", "cat_row")
+    weights, _, (q, k, _) = oracle_running_example()
+    tokens = tokenize(SENTENCE)
+    cat = tokens.index("cat")
+    assert [r["key"] for r in rows] == tokens
+    for j, row in enumerate(rows):
+        score = sum(a * b for a, b in zip(q[cat], k[j]))  # a dot product, one term at a time
+        assert number(row["score q·k"]) == pytest.approx(score, abs=6e-4)
+        assert number(row["scaled score"]) == pytest.approx(score / math.sqrt(8), abs=6e-4)
+        assert number(row["weight"]) == pytest.approx(weights[cat][j], abs=6e-4)
+    top = tokens[int(np.argmax(weights[cat]))]
+    assert published("scaled_dot_product/steps")["cat_top_key"] == top == "on"
+
+
+@pytest.mark.claim('"The" and "the" share one embedding, so their rows of weights are identical')
+def test_the_and_the_have_identical_rows():
+    weights = np.array(published("scaled_dot_product/steps")["heatmap_weights"])
+    tokens = tokenize(SENTENCE)
+    assert np.array_equal(weights[tokens.index("The")], weights[tokens.index("the")])
+    assert published("scaled_dot_product/steps")["the_rows_max_difference"] == 0.0
+
+
+@pytest.mark.claim("The shape table lists the real shape of every intermediate tensor")
+def test_shape_table_matches_the_running_example():
+    length, d_model = len(tokenize(SENTENCE)), embed(tokenize(SENTENCE)).shape[1]
+    d_k = projection_weights()[0].shape[1]
+    want = {
+        "tokens": (length,), "x": (length, d_model), "w_q, w_k": (d_model, d_k), "w_v": (d_model, d_k),
+        "q, k": (length, d_k), "v": (length, d_k), "k.T": (d_k, length), "scores": (length, length),
+        "scaled": (length, length), "weights": (length, length), "output": (length, d_k),
+    }
+    rows = published_table("scaled_dot_product/steps", "shapes")
+    assert {r["tensor"]: r["shape here"] for r in rows} == {name: str(shape) for name, shape in want.items()}
+    sizes = {"L": length, "d_model": d_model, "d_k": d_k, "d_v": d_k}
+    for row in rows:  # the symbolic column agrees with the numbers
+        symbols = row["shape in symbols"]
+        assert str(tuple(sizes[s.strip()] for s in symbols.strip("(),").split(",") if s.strip())) == row["shape here"]
+
+
+# ---------------------------------------------------------------- the variance argument
+
+
+@pytest.mark.claim("In the published table, Var(q·k) is within 10% of d_k and Var(q·k/sqrt(d_k)) within 10% of 1, for every d_k")
+def test_published_variance_table_follows_the_theory():
+    rows = published_table("scaled_dot_product/variance", "variance")
+    assert [int(r["d_k"]) for r in rows] == [4, 16, 64, 256, 1024]
+    for row in rows:
+        d_k = int(row["d_k"])
+        assert number(row["Var(q·k)"]) == pytest.approx(d_k, rel=0.10)
+        assert number(row["Var(q·k / √d_k)"]) == pytest.approx(1.0, rel=0.10)
+        assert number(row["std of q·k"]) == pytest.approx(math.sqrt(d_k), rel=0.05)
+        assert abs(number(row["mean of q·k"])) < 5 * math.sqrt(d_k / 10_000)  # mean 0, within 5 standard errors
+
+
+@pytest.mark.claim("For iid zero-mean unit-variance components, Var(q·k) = d_k and Var(q·k/sqrt(d_k)) = 1")
+def test_variance_theory_with_an_independent_sample():
+    rng = np.random.Generator(np.random.MT19937(99))  # a different bit generator from the snippet's
+    for d_k in (4, 16, 64, 256, 1024):
+        dots = np.zeros(20_000)
+        for i in range(d_k):  # accumulate q . k one component at a time
+            dots += rng.standard_normal(20_000) * rng.standard_normal(20_000)
+        variance = np.sum((dots - dots.mean()) ** 2) / (dots.size - 1)
+        assert variance == pytest.approx(d_k, rel=0.10)
+        assert variance / d_k == pytest.approx(1.0, rel=0.10)
+
+
+@pytest.mark.claim("The variance argument needs unit-variance q and k: with components of std sigma the scaled variance is sigma^4")
+def test_scaled_variance_is_sigma_to_the_fourth():
+    for row in published_table("scaled_dot_product/variance", "sigma"):
+        sigma = number(row["std σ of each component"])
+        assert number(row["theory σ⁴"]) == pytest.approx(sigma**4, rel=1e-2)
+        assert number(row["measured Var(q·k / √d_k)"]) == pytest.approx(sigma**4, rel=0.10)
+    rng = np.random.default_rng(5)
+    for sigma_q, sigma_k in [(0.01, 0.01), (0.3, 3.0), (11.0, 11.0)]:  # independently: uneven sigmas too
+        q, k = sigma_q * rng.standard_normal((20_000, 64)), sigma_k * rng.standard_normal((20_000, 64))
+        scaled = (q * k).sum(axis=1) / 8.0
+        assert scaled.var() == pytest.approx((sigma_q * sigma_k) ** 2, rel=0.10)
+
+
+# ---------------------------------------------------------------- saturation
+
+
+def jacobian_norm_closed_form(p):
+    """||diag(p) - p p^T||_F from sum_i p_i^2 (1 - p_i)^2 + sum_{i != j} p_i^2 p_j^2 = S2 - 2 S3 + S2^2."""
+    s2, s3 = np.sum(p**2, axis=-1), np.sum(p**3, axis=-1)
+    return np.sqrt(np.maximum(s2 - 2 * s3 + s2**2, 0.0))
+
+
+@given(st.lists(st.floats(-30, 30), min_size=1, max_size=12))
+def test_jacobian_closed_form_equals_the_matrix(logits):
+    p = np.array(softmax_row(logits))
+    matrix = np.diag(p) - np.outer(p, p)
+    assert jacobian_norm_closed_form(p) == pytest.approx(np.linalg.norm(matrix), rel=1e-6, abs=1e-7)
+
+
+def saturation_sample(d_k, rows, rng, n_keys=7):
+    q, k = rng.standard_normal((rows, 1, d_k)), rng.standard_normal((rows, n_keys, d_k))
+    scores = np.einsum("rqd,rkd->rk", q, k)
+    return softmax(scores), softmax(scores / math.sqrt(d_k))
+
+
+@pytest.mark.claim("Unscaled, the largest weight climbs towards 1 and the entropy and softmax Jacobian fall as d_k grows; scaled, all three stay flat")
+def test_published_saturation_tables_show_saturation_only_without_scaling():
+    unscaled = published_table("scaled_dot_product/saturation", "saturation_unscaled")
+    scaled = published_table("scaled_dot_product/saturation", "saturation_scaled")
+    top_u = [number(r["mean largest weight"]) for r in unscaled]
+    ent_u = [number(r["mean entropy (nats)"]) for r in unscaled]
+    jac_u = [number(r["mean ‖J‖_F"]) for r in unscaled]
+    assert top_u == sorted(top_u) and top_u[-1] > 0.95
+    assert ent_u == sorted(ent_u, reverse=True) and ent_u[-1] < 0.1
+    assert jac_u == sorted(jac_u, reverse=True)
+    for column in ("mean largest weight", "mean entropy (nats)", "mean ‖J‖_F"):
+        values = [number(r[column]) for r in scaled]
+        assert max(values) - min(values) < 0.05, column
+    assert number(unscaled[-1]["median ‖J‖_F"]) < 1e-4 * number(scaled[-1]["median ‖J‖_F"])
+
+
+@pytest.mark.claim("At d_k = 64, unscaled rows average a largest weight near 0.88 and a third of them exceed 0.99; scaled rows stay near 0.39")
+def test_saturation_at_d_k_64_with_an_independent_sample():
+    values = published("scaled_dot_product/saturation")
+    p_unscaled, p_scaled = saturation_sample(64, 20_000, np.random.default_rng(2024))
+    assert p_unscaled.max(axis=1).mean() == pytest.approx(values["max_weight_unscaled_64"], abs=0.02)
+    assert p_scaled.max(axis=1).mean() == pytest.approx(values["max_weight_scaled_64"], abs=0.02)
+    assert np.mean(p_unscaled.max(axis=1) > 0.99) == pytest.approx(values["share_one_hot_unscaled_64"], abs=0.04)
+    assert np.mean(p_scaled.max(axis=1) > 0.99) < 0.01
+    assert jacobian_norm_closed_form(p_unscaled).mean() == pytest.approx(values["jacobian_unscaled_64"], abs=0.015)
+    assert jacobian_norm_closed_form(p_scaled).mean() == pytest.approx(values["jacobian_scaled_64"], abs=0.015)
+    entropy = -np.sum(np.where(p_scaled > 0, p_scaled * np.log(np.where(p_scaled > 0, p_scaled, 1)), 0), axis=1)
+    assert entropy.mean() == pytest.approx(values["entropy_scaled_64"], abs=0.03)
+
+
+@pytest.mark.claim("For uniform weights the softmax Jacobian has Frobenius norm sqrt(L - 1)/L; for one-hot weights it is 0")
+def test_uniform_reference_values():
+    values = published("scaled_dot_product/saturation")
+    assert values["uniform_max_weight"] == pytest.approx(1 / 7)
+    assert values["uniform_entropy"] == pytest.approx(math.log(7))
+    assert values["uniform_jacobian_norm"] == pytest.approx(math.sqrt(6) / 7)  # (1/L) sqrt(L - 1)
+    for n in range(1, 20):
+        uniform, one_hot = np.full(n, 1 / n), np.eye(n)[0]
+        assert np.linalg.norm(np.diag(uniform) - np.outer(uniform, uniform)) == pytest.approx(math.sqrt(n - 1) / n)
+        assert np.linalg.norm(np.diag(one_hot) - np.outer(one_hot, one_hot)) == 0.0
+
+
+# ---------------------------------------------------------------- initialisation
+
+
+def hand_grad_w_q(x, w_q, w_k, w_v, d_output):
+    """dL/dW_q for L = sum(output * d_output), derived by hand, one sentence at a time (no core backward)."""
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    d_k = q.shape[-1]
+    p = softmax(q @ k.T / math.sqrt(d_k))
+    d_p = d_output @ v.T  # dL/dp_ij = g_i . v_j
+    d_s = p * (d_p - np.sum(d_p * p, axis=1, keepdims=True))  # softmax backward, row by row
+    d_q = d_s @ k / math.sqrt(d_k)
+    return x.T @ d_q
+
+
+def test_hand_gradient_matches_finite_differences():
+    rng = np.random.default_rng(3)
+    x, d_output = rng.standard_normal((4, 5)), rng.standard_normal((4, 3))
+    w_q, w_k, w_v = (rng.standard_normal((5, 3)) * 0.5 for _ in range(3))
+
+    def loss(w):
+        p = softmax((x @ w) @ (x @ w_k).T / math.sqrt(3))
+        return np.sum((p @ (x @ w_v)) * d_output)
+
+    h, numeric = 1e-6, np.zeros_like(w_q)
+    for idx in np.ndindex(w_q.shape):
+        step = np.zeros_like(w_q)
+        step[idx] = h
+        numeric[idx] = (loss(w_q + step) - loss(w_q - step)) / (2 * h)
+    np.testing.assert_allclose(hand_grad_w_q(x, w_q, w_k, w_v, d_output), numeric, atol=1e-7)
+
+
+@pytest.mark.claim("The std of the scaled scores is d_model·sigma_W^2: 128 for N(0,1), 0.0128 for 0.01·N(0,1), 1 for N(0,1/d_model)")
+def test_score_std_follows_d_model_sigma_squared():
+    for row in published_table("scaled_dot_product/init", "init_random"):
+        predicted = number(row["predicted std"])
+        assert predicted == pytest.approx(128 * number(row["σ_W"]) ** 2, rel=0.02)
+        assert number(row["measured std"]) == pytest.approx(predicted, rel=0.10)
+    rng = np.random.default_rng(77)  # independently, one sentence at a time
+    for sigma_w, want in [(1.0, 128.0), (0.01, 0.0128), (1 / math.sqrt(128), 1.0)]:
+        stds = []
+        for _ in range(100):
+            x = rng.standard_normal((6, 128))
+            w_q, w_k = sigma_w * rng.standard_normal((128, 64)), sigma_w * rng.standard_normal((128, 64))
+            stds.append(((x @ w_q) @ (x @ w_k).T / 8.0).ravel())
+        assert np.std(np.concatenate(stds)) == pytest.approx(want, rel=0.10)
+
+
+@pytest.mark.claim("On the running sentence the three inits rescale the same draws, so the score std scales exactly with sigma_W^2")
+def test_running_sentence_score_std_scales_with_sigma_squared():
+    values = published("scaled_dot_product/init")
+    std1, small, xavier = (values[f"score_std_{n}_sentence"] for n in ("std1", "small", "xavier"))
+    assert std1 / xavier == pytest.approx(8.0, rel=1e-9)  # (1 / (1/sqrt(8)))^2
+    assert small / xavier == pytest.approx(8 * 0.01**2, rel=1e-9)  # (0.01 / (1/sqrt(8)))^2
+
+
+def random_init_sample(rng, sentences):
+    """Per init: largest weights of every row, ||J||_F of every row, ||dL/dW_q||_F of every sentence."""
+    out = {sigma_w: ([], [], []) for sigma_w in (1.0, 0.01, 1 / math.sqrt(128))}
+    for _ in range(sentences):
+        x, d_output = rng.standard_normal((6, 128)), rng.standard_normal((6, 64))
+        z = [rng.standard_normal((128, 64)) for _ in range(3)]
+        for sigma_w, (tops, jacobians, gradients) in out.items():
+            w_q, w_k, w_v = (sigma_w * z_i for z_i in z)
+            p = softmax((x @ w_q) @ (x @ w_k).T / 8.0)
+            tops.extend(p.max(axis=1))
+            jacobians.extend(jacobian_norm_closed_form(p))
+            gradients.append(np.linalg.norm(hand_grad_w_q(x, w_q, w_k, w_v, d_output)))
+    return {sigma_w: tuple(np.array(a) for a in arrays) for sigma_w, arrays in out.items()}
+
+
+@pytest.fixture(scope="module")
+def init_sample():
+    return random_init_sample(np.random.default_rng(11), 300)
+
+
+@pytest.mark.claim("At seed 000's sizes, N(0,1) projections give one-hot rows and 0.01·N(0,1) gives uniform rows, both with the scaling; N(0,1/d_model) gives neither")
+def test_init_extremes(init_sample):
+    values = published("scaled_dot_product/init")
+    assert values["max_weight_std1_random"] > 0.98
+    assert abs(values["max_weight_small_random"] - 1 / 6) < 0.01
+    assert 1.5 / 6 < values["max_weight_xavier_random"] < 0.9
+    tops = {sigma_w: arrays[0].mean() for sigma_w, arrays in init_sample.items()}
+    assert tops[1.0] > 0.98
+    assert abs(tops[0.01] - 1 / 6) < 0.01
+    assert 1.5 / 6 < tops[1 / math.sqrt(128)] < 0.9
+
+
+@pytest.mark.claim("With 0.01·N(0,1) every sentence's gradient to W_q is about (0.088/0.01)^2 ≈ 78 times smaller than with N(0,1/d_model)")
+def test_small_init_gradient_shrinks_like_sigma_squared(init_sample):
+    values = published("scaled_dot_product/init")
+    ratio = values["grad_median_xavier_random"] / values["grad_median_small_random"]
+    assert ratio == pytest.approx(128 / 0.01**2 / 128**2, rel=0.2)  # (sigma_xavier / sigma_small)^2 = 78.1
+    small, xavier = init_sample[0.01][2], init_sample[1 / math.sqrt(128)][2]
+    assert np.median(xavier) / np.median(small) == pytest.approx(78.125, rel=0.2)
+    assert np.quantile(small, 0.9) < np.quantile(xavier, 0.1) / 10  # no sentence escapes it
+
+
+@pytest.mark.claim("With N(0,1) most rows are saturated (||J||_F < 1e-6) and about a quarter of sentences send W_q no gradient, while others send more than the healthy init")
+def test_std1_init_gradient_is_erratic(init_sample):
+    values = published("scaled_dot_product/init")
+    assert values["dead_rows_std1_random"] > 0.5 and values["dead_rows_xavier_random"] == 0
+    assert 0.1 < values["dead_sentences_std1_random"] < 0.45
+    assert values["grad_p90_std1_random"] > values["grad_p90_xavier_random"]
+    jacobians, gradients = init_sample[1.0][1], init_sample[1.0][2]
+    assert np.mean(jacobians < 1e-6) > 0.5
+    assert 0.1 < np.mean(gradients < 1e-6) < 0.45
+    assert np.quantile(gradients, 0.9) > np.quantile(init_sample[1 / math.sqrt(128)][2], 0.9)
+
+
+def test_running_sentence_init_uses_the_shared_projection_weights():
+    """The table's N(0, 1/d_model) row for the running sentence is the chapter's own heatmap setting."""
+    values = published("scaled_dot_product/init")
+    steps = published("scaled_dot_product/steps")
+    assert values["score_std_xavier_sentence"] == pytest.approx(steps["scaled_score_std"], rel=1e-12)
+
+
+# ---------------------------------------------------------------- the seeds' code
+
+
+def seed_000_recipe(rng):
+    """Seed 000's recipe written out again: std-1 projections, d_k = 64 of head 0, causal mask by -1e9."""
+    x = rng.standard_normal((6, 128)) + sinusoidal_positions(6, 128)
+    w_q, w_k = rng.standard_normal((128, 128)), rng.standard_normal((128, 128))
+    q, k = (x @ w_q)[:, :64], (x @ w_k)[:, :64]  # head 0 = the first 64 columns
+    future = np.triu(np.ones((6, 6)), k=1)
+    return q @ k.T - 1e9 * future, q @ k.T / 8.0 - 1e9 * future
+
+
+@pytest.mark.claim('Seed 000\'s code never gives "[0.999, 0.0001, ...]" without the scaling: its softmax returns NaN rows, a stable one exact one-hot rows')
+def test_seed_000_unscaled_is_nan_or_one_hot():
+    values = published("scaled_dot_product/seed_claims")
+    assert values["s000_nan_rows"] >= 1 and values["s000_one_hot_rows_unscaled"] == values["s000_rows"]
+    assert values["s000_max_unscaled_score"] > values["exp_limit"] == pytest.approx(math.log(np.finfo(float).max))
+    for seed in range(20):  # any seed: some row's naive exp overflows or underflows
+        unscaled, _ = seed_000_recipe(np.random.default_rng(1000 + seed))
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(unscaled)
+            naive = e / e.sum(axis=1, keepdims=True)
+        assert np.isnan(naive).any()
+        stable = np.array([softmax_row(list(row)) for row in unscaled])  # the loop oracle's softmax
+        assert np.mean(stable.max(axis=1) == 1.0) >= 0.5
+
+
+@pytest.mark.claim("Seed 000's unscaled rows are one-hot only to within float64 rounding: top weight 1.0, other weights tiny but not all 0")
+def test_seed_000_unscaled_rows_are_one_hot_to_rounding_not_exactly():
+    values = published("scaled_dot_product/seed_claims")
+    smallest = values["s000_largest_other_weight_unscaled"]
+    assert 0.0 < smallest < values["float64_resolution_at_1"] == np.finfo(np.float64).epsneg
+    assert 1.0 - smallest == 1.0  # why the top weight prints as exactly 1
+    row = [700.0, 700.0 - 266.0, 0.0]  # a gap like the page's row: e^-266 is about 1e-116
+    weights = softmax_row(row)  # the loop oracle's softmax
+    assert weights[0] == 1.0 and 0.0 < weights[1] < 1e-100
+
+
+@pytest.mark.claim("With seed 000's std-1 projections, dividing by sqrt(d_k) does not make the weights smooth: most rows stay above 0.999")
+def test_seed_000_scaled_stays_one_hot():
+    values = published("scaled_dot_product/seed_claims")
+    assert values["s000_rows_above_0999_scaled"] >= values["robust_min_one_hot_scaled"] >= 4
+    shares = []
+    for seed in range(20):
+        _, scaled = seed_000_recipe(np.random.default_rng(2000 + seed))
+        shares.append(np.mean(softmax(scaled).max(axis=1) > 0.999))
+    assert np.mean(shares) > 0.85
+
+
+@pytest.mark.claim("Seed 003's code does not normalise the score variance to 1: its 0.01 init gives about 1e-6, and every weight is 0.2")
+def test_seed_003_variance_and_uniform_weights():
+    values = published("scaled_dot_product/seed_claims")
+    assert values["s003_scaled_var"] < 1e-4
+    assert 0.199 < values["s003_weight_min"] <= values["s003_weight_max"] < 0.201
+    rng = np.random.default_rng(3003)
+    x = rng.standard_normal((50, 5, 10))
+    w_q, w_k = 0.01 * rng.standard_normal((10, 10)), 0.01 * rng.standard_normal((10, 10))
+    scaled = (x @ w_q) @ np.swapaxes(x @ w_k, 1, 2) / math.sqrt(10)
+    assert scaled.var() < 1e-4
+    assert np.abs(softmax(scaled) - 0.2).max() < 0.005
+
+
+# ---------------------------------------------------------------- the page itself
+
+PROSE_DIGITS = re.compile(r"\d")
+ALLOWED = [  # numbers that are names, citations or definitions, not results
+    r"(?i)seeds? 00[03]",  # the names of the two source tutorials
+    r"\b(19|20)\d\d\b",  # years in citations
+    r"§\s?\d+(\.\d+)*",  # section numbers in citations
+    r"(?i)(footnote|table|eq\.) \d",
+    r"(?m)^\s*\d+\.\s",  # ordered-list markers
+    r"\bfloat(16|32|64)\b",  # type names
+    r"\b\d+th percentile|\b\d+th to",  # which percentile is shown
+    r"(?<![\d.])[01](?!\d|\.\d)",  # the bounds of weights and the 0 and 1 of definitions
+]
+
+
+def prose_of(markdown):
+    """The chapter's running text: without code, math, includes, value references, links' targets and HTML."""
+    text = re.sub(r"```.*?```", "", without_references(markdown), flags=re.DOTALL)
+    text = re.sub(r"\$\$.*?\$\$", "", text, flags=re.DOTALL)
+    text = re.sub(r"\$[^$\n]+\$", "", text)
+    text = re.sub(r"`[^`\n]+`", "", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    text = re.sub(r"\{#[^}]*\}", "", text)
+    text = re.sub(r"!\[[^\]]*\]", "", text)  # alt text describes figures and may read numbers off them
+    text = re.sub(r"<[^>]+>", "", text)
+    for pattern in ALLOWED:
+        text = re.sub(pattern, "", text)
+    return text
+
+
+def test_every_number_in_the_prose_comes_from_a_snippet():
+    prose = prose_of(CHAPTER.read_text(encoding="utf-8"))
+    offenders = [line.strip() for line in prose.splitlines() if PROSE_DIGITS.search(line)]
+    assert offenders == [], "type no computed number into prose; publish it from a snippet:\n" + "\n".join(offenders)
+
+
+# A literature number typed into the page, with its citation: Vaswani et al. 2017, "Attention Is All You Need",
+# §3.2.2: "we employ h = 8 parallel attention layers, or heads. For each of these we use d_k = d_v = d_model/h = 64."
+PAPER_D_MODEL, PAPER_HEADS = 512, 8
+
+
+@pytest.mark.claim("d_k = 64 is the per-head width of the base Transformer (Vaswani et al. 2017, §3.2.2)")
+def test_literature_d_k_is_quoted_exactly():
+    markdown = CHAPTER.read_text(encoding="utf-8")
+    assert PAPER_D_MODEL // PAPER_HEADS == 64
+    assert f"At $d_k = {PAPER_D_MODEL // PAPER_HEADS}$, the width of one head in the paper's base model" in markdown
+
+
+def test_seed_quotes_are_on_the_page():
+    """The seed claims the page corrects, as the page quotes them (seed 000 §2.3, seed 003's scaling line)."""
+    markdown = CHAPTER.read_text(encoding="utf-8")
+    assert "`[0.999, 0.0001, ...]`" in markdown
+    assert '"normalises the variance of the dot\nproduct to 1"' in markdown
+
+
+def test_every_sdpa_snippet_is_on_the_page():
+    markdown = CHAPTER.read_text(encoding="utf-8")
+    for snippet in sorted(p.stem for p in (REPO / "snippets").glob("sdpa_*.py")):
+        assert f'"snippets/{snippet}.py' in markdown, snippet

@@ -1,0 +1,146 @@
+"""The chapter "Softmax": its statements, recomputed independently.
+
+Softmax values come from the pure-Python oracle of tests/oracle.py (math.exp, one number at a time); the overflow
+threshold from math.exp and math.nextafter; the Jacobian from an element-by-element loop and finite differences;
+clipping from a pure-Python loss. Published numbers are read from docs/generated/softmax_*/values.json.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from support import published, softmax_row
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lib.attention import attention_scores, softmax, softmax_backward
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+
+TOKENS = tokenize(SENTENCE)
+
+
+def cat_scores():
+    x = embed(TOKENS)
+    w_q, w_k, _ = projection_weights()
+    return attention_scores(x @ w_q, x @ w_k)[TOKENS.index("cat")].tolist()
+
+
+def jacobian_loop(p):
+    return [[p[i] * ((1.0 if i == j else 0.0) - p[j]) for j in range(len(p))] for i in range(len(p))]
+
+
+rows = st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=8)
+
+
+@pytest.mark.claim("Softmax weights are positive, sum to 1 and keep the order of the scores")
+def test_cat_row_properties():
+    z = cat_scores()
+    p = softmax_row(z)
+    assert all(w > 0 for w in p) and math.fsum(p) == pytest.approx(1.0, abs=1e-15)
+    assert sorted(range(len(z)), key=lambda j: (z[j], j)) == sorted(range(len(p)), key=lambda j: (p[j], j))
+    values = published("softmax/definition")
+    assert values["top_key"] == TOKENS[max(range(len(p)), key=p.__getitem__)]
+    assert values["top_weight"] == pytest.approx(max(p), abs=1e-12)
+    assert values["min_weight"] == pytest.approx(min(p), abs=1e-12)
+    assert values["same_order"] is True
+    assert values["shift_change"] < 1e-12
+
+
+@pytest.mark.claim("The core softmax equals the definition and is unchanged by adding a constant to every score")
+@given(rows, st.floats(-1e3, 1e3))
+def test_core_softmax_matches_oracle_and_is_shift_invariant(z, c):
+    want = softmax_row(z)
+    np.testing.assert_allclose(softmax(z), want, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(softmax(np.array(z) + c), want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.claim("Temperature keeps the ranking; T -> 0 puts the weight on the top key, large T approaches 1/L")
+def test_temperature_limits():
+    z = cat_scores()
+    top = max(range(len(z)), key=z.__getitem__)
+    previous = 1.0
+    for t in [0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100]:
+        p = softmax_row([s / t for s in z])
+        assert max(range(len(p)), key=p.__getitem__) == top
+        assert p[top] <= previous
+        previous = p[top]
+    values = published("softmax/temperature")
+    assert values["temperature_top_key"] == TOKENS[top]
+    assert values["top_weight_t001"] == pytest.approx(softmax_row([s / 0.01 for s in z])[top], abs=1e-12)
+    assert values["top_weight_t001"] > 0.95
+    assert abs(values["top_weight_t100"] - 1 / len(z)) < 0.01
+    assert values["max_entropy"] == pytest.approx(math.log2(len(z)))
+
+
+@pytest.mark.claim("Naive softmax breaks at exactly the first float64 logit whose exp overflows, just above 709.78")
+def test_overflow_threshold_with_math_exp():
+    values = published("softmax/overflow")
+    safe, bad = values["largest_safe_logit"], values["smallest_breaking_logit"]
+    assert math.nextafter(safe, math.inf) == bad
+    assert math.isfinite(math.exp(safe))
+    with pytest.raises(OverflowError):
+        math.exp(bad)
+    assert safe == pytest.approx(math.log(np.finfo(np.float64).max), abs=1e-12)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(np.array([bad, 0.0]))
+        assert np.isnan(e / e.sum())[0]
+    assert values["float32_limit"] == pytest.approx(math.log(float(np.finfo(np.float32).max)), abs=1e-4)
+    assert values["float32_exp_89"] == "inf"
+    assert values["exp_minus_746"] == 0.0 and math.exp(-746.0) == 0.0
+
+
+@pytest.mark.claim("Subtracting the maximum never overflows: the core softmax is finite for logits up to +-1e300")
+@given(st.lists(st.floats(-1e300, 1e300), min_size=1, max_size=8))
+def test_stable_softmax_never_nan(z):
+    p = softmax(z)
+    assert np.all(np.isfinite(p)) and p.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(p, softmax_row(z), rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.claim("The softmax Jacobian is diag(p) - p p^T: it matches finite differences and softmax_backward")
+@given(st.lists(st.floats(-5, 5), min_size=1, max_size=6), st.integers(0, 2**32 - 1))
+def test_jacobian_against_loop_and_finite_differences(z, seed):
+    p = softmax_row(z)
+    loop = np.array(jacobian_loop(p))
+    np.testing.assert_allclose(np.diag(p) - np.outer(p, p), loop, atol=1e-15)
+    h = 1e-6
+    for j in range(len(z)):
+        up = softmax_row([s + (h if m == j else 0.0) for m, s in enumerate(z)])
+        down = softmax_row([s - (h if m == j else 0.0) for m, s in enumerate(z)])
+        np.testing.assert_allclose([(a - b) / (2 * h) for a, b in zip(up, down)], loop[:, j], atol=1e-8)
+    g = np.random.default_rng(seed).normal(size=len(z))
+    np.testing.assert_allclose(softmax_backward(g, np.array(p)), g @ loop, atol=1e-12)
+    assert np.max(np.abs(loop.sum(axis=1))) < 1e-15
+
+
+def test_published_jacobian_numbers():
+    values = published("softmax/jacobian")
+    assert values["fd_max_error"] < 1e-8
+    assert values["row_sum_max"] < 1e-15 and values["asymmetry"] < 1e-15 and values["vjp_error"] < 1e-15
+    p = softmax_row([200.0, 100.0, 10.0])  # the logits [2, 1, 0.1] multiplied by 100
+    assert values["max_j_factor100"] == pytest.approx(max(abs(v) for r in jacobian_loop(p) for v in r), rel=1e-6)
+    assert values["max_j_factor100"] < 1e-40
+
+
+def clipped_loss(s, target=1):
+    return -math.log(softmax_row([min(50.0, max(-50.0, x)) for x in s])[target])
+
+
+@pytest.mark.claim("Clipping scores to [-50, 50] gives the wrong weights and zero gradient to the clipped scores")
+def test_clipping_changes_weights_and_kills_the_gradient():
+    scores = [900.0, 860.0, 840.0, 0.0]
+    clipped = softmax_row([min(50.0, max(-50.0, x)) for x in scores])
+    exact = softmax_row(scores)
+    assert clipped[:3] == pytest.approx([1 / 3] * 3) and exact[0] == pytest.approx(1.0)
+    h = 1e-3
+    grad_clip = [(clipped_loss([x + (h if m == j else 0) for m, x in enumerate(scores)])
+                  - clipped_loss([x - (h if m == j else 0) for m, x in enumerate(scores)])) / (2 * h) for j in range(4)]
+    assert grad_clip[:3] == [0.0, 0.0, 0.0]
+    grad_exact = [p - (1.0 if j == 1 else 0.0) for j, p in enumerate(exact)]
+    assert math.hypot(*grad_exact) == pytest.approx(math.sqrt(2))
+    values = published("softmax/clip")
+    assert values["clipped_first"] == pytest.approx(1 / 3)
+    assert values["grad_norm_exact"] == pytest.approx(math.sqrt(2), abs=1e-12)
+    assert values["grad_norm_clipped"] < 1e-20
+    assert values["tv_distance"] == pytest.approx(2 / 3, abs=1e-12)
+    assert 0.3 < values["many_mean_tv"] < 0.5

@@ -1,0 +1,202 @@
+"""Teaching order and notation: read the menu top to bottom and meet nothing undefined.
+
+A chapter may link a later chapter only in a sentence that says so ("you will see ... later", "the next
+chapter", ...), and may use an idea that a later chapter teaches (W_Q, a causal mask, heads, the backward pass)
+only after such an announcement. Every width symbol on the site, and every symbol in a shape table, is one of the
+notation page's symbols, and the notation page quotes its sizes from the snippets instead of typing them.
+"""
+
+import re
+
+import pytest
+from support import NAV, REPO
+
+from scripts.pipeline.published import table
+from scripts.pipeline.references import read_page, without_references
+
+DOCS = REPO / "docs"
+OVERVIEWS = ("index.md", "notation.md")  # maps of the whole site: they link every chapter by design
+CHAPTERS = [page for page in NAV if page not in OVERVIEWS]
+ANNOUNCING = ("you will see", "later", "next chapter", "next:", "come back to", "comes back to")
+LINK = re.compile(r"\]\(([a-z0-9-]+\.md)(?:#[a-z0-9-]+)?\)")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"(\[*$`])")
+# An idea, how a page spells it, and the chapter that teaches it.
+IDEAS = {
+    "the projections W_Q, W_K, W_V": (re.compile(r"W_\{?[QKVqkv]\}?(?![A-Za-z])|W\^\{?[QKV]"),
+                                      "queries-keys-values.md"),
+    "the causal mask": (re.compile(r"causal mask", re.IGNORECASE), "masks.md"),
+    "heads": (re.compile(r"\bheads?\b|d_\{?\\text\{head\}|d_head"), "multi-head.md"),
+    "the backward pass": (re.compile(r"backward pass", re.IGNORECASE), "backward.md"),
+}
+
+
+def sentences(page):
+    """The page's prose, sentence by sentence: code blocks, includes, headings and figures left out."""
+    return prose_sentences((DOCS / page).read_text(encoding="utf-8"))
+
+
+def prose_sentences(text):
+    text = re.sub(r"^(\s*)(```|~~~).*?^\1\2\s*$", "", text, flags=re.MULTILINE | re.DOTALL)
+    blocks = []
+    for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.) )", text):
+        block = " ".join(line.strip() for line in block.splitlines())
+        if block and not block.startswith(("#", "--8<--", "![", "///", "|")):
+            blocks.append(block)
+    return [s for block in blocks for s in SENTENCE_END.split(block)]
+
+
+def announces(sentence):
+    return any(phrase in sentence.lower() for phrase in ANNOUNCING)
+
+
+def forward_problems(nav):
+    """(page, target, sentence) for every link to a later chapter that no announcing sentence introduced."""
+    chapters = [page for page in nav if page not in OVERVIEWS]
+    problems = []
+    for i, page in enumerate(chapters):
+        later = set(chapters[i + 1:])
+        announced = set()
+        for sentence in sentences(page):
+            targets = [t for t in LINK.findall(sentence) if t in later]
+            if announces(sentence):
+                announced.update(targets)
+            problems += [(page, t, sentence) for t in targets if t not in announced]
+    return problems
+
+
+def idea_problems(nav):
+    """(page, idea, sentence) for every use of an idea before its chapter, with no announcement before or at it."""
+    chapters = [page for page in nav if page not in OVERVIEWS]
+    problems = []
+    for i, page in enumerate(chapters):
+        for idea, (pattern, home) in IDEAS.items():
+            if home not in chapters[i + 1:]:
+                continue
+            for sentence in sentences(page):
+                if home in LINK.findall(sentence) and announces(sentence):
+                    break  # announced: later uses on this page are fine
+                if pattern.search(sentence):
+                    problems.append((page, idea, sentence))
+                    break
+    return problems
+
+
+def test_the_menu_lists_every_chapter_once():
+    assert len(NAV) == len(set(NAV))
+    assert {p.name for p in DOCS.glob("*.md")} == set(NAV)
+
+
+@pytest.mark.claim("Read in menu order, every link to a later chapter is announced as one")
+def test_links_to_later_chapters_are_announced():
+    assert forward_problems(NAV) == []
+
+
+@pytest.mark.claim("No chapter uses W_Q, a causal mask, heads or the backward pass before their chapter, unannounced")
+def test_ideas_come_after_the_chapter_that_teaches_them():
+    assert idea_problems(NAV) == []
+
+
+def test_the_old_menu_order_fails_both_checks():
+    """The menu before the reorder: positions and order before Q/K/V, scores and masks. The checks must catch it."""
+    old = NAV.copy()
+    old.remove("order-matters.md")
+    old.insert(old.index("positional-encoding.md") + 1, "order-matters.md")
+    assert ("order-matters.md", "masks.md") in {(page, target) for page, target, _ in forward_problems(old)}
+    assert ("order-matters.md", "the projections W_Q, W_K, W_V") in {(p, idea) for p, idea, _ in idea_problems(old)}
+
+
+def test_the_checks_read_sentences_not_pages():
+    """An announcement counts for its own sentence, not for its neighbours; code and includes are not prose."""
+    text = ("You will see softmax later. Scores use [masks](masks.md).\n\n"
+            "```python\nx = 1  # [code](softmax.md)\n```\n\n--8<-- \"snippets/a.py\"\n\n"
+            "- A bullet, later in [Softmax](softmax.md).\n- Another one.")
+    found = prose_sentences(text)
+    assert found == ["You will see softmax later.", "Scores use [masks](masks.md).",
+                     "- A bullet, later in [Softmax](softmax.md).", "- Another one."]
+    assert [announces(s) for s in found] == [True, False, True, False]
+
+
+# --- notation ---------------------------------------------------------------------------------------------------
+
+NOTATION = (DOCS / "notation.md").read_text(encoding="utf-8")
+WIDTH = re.compile(r"d_(?:\{\\text\{(\w+)\}\}|\\text\{(\w+)\}|\{(\w+)\}|([a-z])(?![a-z]))")
+MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", re.DOTALL)
+
+
+def widths(text):
+    """Every d_<name> written in the math of a Markdown text, as 'd_model', 'd_k', ..."""
+    found = set()
+    for display, inline in MATH.findall(text):
+        for groups in WIDTH.findall(display or inline):
+            found.add("d_" + next(g for g in groups if g))
+    return found
+
+
+def table_rows(text, heading):
+    """The rows (lists of cells) of the first Markdown table after a heading."""
+    section = text.split(f"## {heading}\n", 1)[1].lstrip("\n").split("\n\n", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+
+
+SIZE_ROWS = table_rows(NOTATION, "Sizes")
+SYMBOLS = {widths(row[0]).pop() if widths(row[0]) else row[0].strip("$") for row in SIZE_ROWS}
+
+
+def test_the_notation_table_defines_the_papers_symbols():
+    assert SYMBOLS == {"L", "B", "V", "d_model", "d_k", "d_v", "h", "d_head", "d_ff"}
+
+
+@pytest.mark.claim("Every width symbol d_... on the site is one of the notation table's symbols")
+@pytest.mark.parametrize("page", NAV)
+def test_every_width_symbol_is_in_the_notation_table(page):
+    used = widths((DOCS / page).read_text(encoding="utf-8"))
+    assert used <= SYMBOLS, f"{page} uses {sorted(used - SYMBOLS)}, which docs/notation.md does not define"
+
+
+def test_the_width_reader_finds_every_spelling():
+    assert widths(r"$d_{\text{model}}$, $d_\text{head}$ and $\sqrt{d_k}$, $$d_{v} + d_{\text{ff}}$$") == {
+        "d_model", "d_head", "d_k", "d_v", "d_ff"}
+    assert widths("d_k outside math, $x_d$") == set()
+
+
+SHAPE_TABLES = sorted(p.parent.relative_to(DOCS / "generated").as_posix() for p in (DOCS / "generated").glob("*/*/table-shapes.json"))
+
+
+def test_the_shape_tables_are_found():
+    assert len(SHAPE_TABLES) >= 5, SHAPE_TABLES
+
+
+@pytest.mark.parametrize("snippet", SHAPE_TABLES)
+def test_shape_tables_use_only_notation_symbols(snippet):
+    """The columns that spell shapes in symbols use the notation table's symbols, and nothing else."""
+    published = table(snippet, "shapes")
+    header, rows = published["header"], published["rows"]
+    symbolic_columns = [i for i, title in enumerate(header) if title in ("axes", "shape in symbols", "meaning")]
+    symbolic = set()
+    for cells in rows:
+        for i in symbolic_columns:
+            for shape in re.findall(r"\(([A-Za-z_][A-Za-z_ *,]*)\)", cells[i]):
+                symbolic |= {s for s in re.split(r"[ ,*]+", shape) if s}
+    assert symbolic or not symbolic_columns, f"{snippet}: no symbol read from {symbolic_columns}"
+    assert symbolic <= SYMBOLS, f"{snippet}: {sorted(symbolic - SYMBOLS)}"
+
+
+def test_the_notation_sizes_are_quoted_from_snippets():
+    for symbol, _, example in SIZE_ROWS:
+        plain = re.sub(r"\$.*?\$|\(\[.*?\)\)", "", without_references(example))
+        assert not re.search(r"\d", plain), f"{symbol}: a size typed by hand in {example!r}"
+    assert sum(bool(read_page(example).values) for _, _, example in SIZE_ROWS) >= 6
+
+
+def test_every_chapter_that_introduces_a_width_links_the_notation():
+    for page in ("index.md", "queries-keys-values.md", "multi-head.md", "why-attention.md"):
+        assert "](notation.md)" in (DOCS / page).read_text(encoding="utf-8"), page
+
+
+def test_multi_head_says_which_features_are_sliced():
+    """The claims page says "a head looks at its own slice of the input features" does not hold; the multi-head
+    page's "cut the feature dimension into h slices" must say that the projected features are cut."""
+    page = re.sub(r"\s+", " ", (DOCS / "multi-head.md").read_text(encoding="utf-8"))
+    assert "**Which features are sliced.** The *projected* features" in page
+    assert "The input $x$ is not cut." in page

@@ -1,0 +1,84 @@
+"""From tokens to vectors: ids, the lookup as a one-hot product, "The" vs "the", and the sqrt(d_model) scaling.
+
+Literature quoted on docs/tokens-to-vectors.md, recorded here: Vaswani et al., "Attention Is All You Need"
+(arXiv:1706.03762), section 3.4 ("In the embedding layers, we multiply those weights by sqrt(d_model)") and
+section 5.1 (byte-pair encoding "which has a shared source-target vocabulary of about 37000 tokens").
+"""
+
+import re
+
+import numpy as np
+import pytest
+from support import published, published_table, REPO
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from lib.running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table, tokenize
+
+PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "tokens-to-vectors.md").read_text(encoding="utf-8"))
+
+
+def test_tokens_and_ids_of_the_running_sentence():
+    tokens = tokenize(SENTENCE)
+    assert tokens == ["The", "cat", "sat", "on", "the", "mat", "."]
+    vocab = build_vocab(tokens)
+    assert list(vocab) == sorted({"the", "cat", "sat", "on", "mat", "."})  # sorted, lower-cased, distinct
+    assert sorted(vocab.values()) == list(range(len(vocab)))
+    rows = [list(row.values()) for row in published_table("tokens_to_vectors/embed", "ids")]
+    assert rows == [[str(position), token, token.lower(), str(vocab[token.lower()])] for position, token in enumerate(tokens)]
+
+
+@pytest.mark.claim("Looking up rows of the embedding table equals multiplying the one-hot matrix by the table, exactly")
+@given(
+    table=hnp.arrays(np.float64, st.tuples(st.integers(1, 9), st.integers(1, 6)),
+                     elements=st.floats(-1e6, 1e6, allow_subnormal=False)),
+    data=st.data(),
+)
+def test_lookup_equals_one_hot_product(table, data):
+    ids = np.array(data.draw(st.lists(st.integers(0, table.shape[0] - 1), min_size=1, max_size=12)))
+    one_hot = np.zeros((len(ids), table.shape[0]))
+    for row, i in enumerate(ids):  # built by hand, not with np.eye
+        one_hot[row, i] = 1.0
+    np.testing.assert_array_equal(one_hot @ table, table[ids])
+
+
+def test_published_lookup_values():
+    values = published("tokens_to_vectors/embed")
+    assert values["onehot_max_error"] == 0.0
+    assert values["embed_max_error"] == 0.0
+    assert values["vocab_size"] == 6 and values["n_tokens"] == 7
+    assert values["onehot_macs"] == 7 * 6 * D_MODEL and values["lookup_copies"] == 7 * D_MODEL
+
+
+@pytest.mark.claim('"The" and "the" get the same id and exactly the same vector in the lower-casing vocabulary')
+def test_the_and_the_share_a_vector():
+    tokens = tokenize(SENTENCE)
+    x = embed(tokens)
+    np.testing.assert_array_equal(x[0], x[4])
+    assert not np.array_equal(x[0], x[1])
+    values = published("tokens_to_vectors/embed")
+    assert values["the_same_id"] is True and values["the_max_difference"] == 0.0
+    assert (values["the_position"], values["the_position_lowercase"]) == (0, 4)
+
+
+@pytest.mark.claim("Scaling by sqrt(d_model) multiplies every embedding norm by sqrt(d_model)")
+def test_scaling_multiplies_norms_by_sqrt_d_model():
+    x = embedding_table(6, D_MODEL)[[5, 1, 4, 3, 5, 2, 0]]
+    ratio = np.linalg.norm(x * np.sqrt(D_MODEL), axis=-1) / np.linalg.norm(x, axis=-1)
+    np.testing.assert_allclose(ratio, np.sqrt(8.0), rtol=1e-15)
+    values = published("tokens_to_vectors/embed")
+    assert abs(values["norm_scaled_mean"] / values["norm_mean"] - 8**0.5) < 1e-12
+
+
+def test_shapes_table():
+    shapes = {row["tensor"]: row["shape"] for row in published_table("tokens_to_vectors/embed", "shapes")}
+    expected = {"ids": "(7,)", "emb_table": "(6, 8)", "one_hot": "(7, 6)", "x = emb_table[ids]": "(7, 8)"}
+    assert {name: shapes.get(name) for name in expected} == expected
+
+
+def test_paper_quotes():
+    # Section 3.4 of Vaswani et al. 2017, quoted exactly
+    assert '"In the embedding layers, we multiply those weights by $\\sqrt{d_{\\text{model}}}$."' in PAGE
+    # Section 5.1: byte-pair encoding "which has a shared source-target vocabulary of about 37000 tokens"
+    assert '"which has a shared source-target vocabulary of about 37000 tokens"' in PAGE

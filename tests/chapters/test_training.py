@@ -1,0 +1,249 @@
+"""The trainable model of "Learning to attend": its gradient, its optimiser, its data, and the page's numbers.
+
+The gradient is checked with finite differences written here; Adam against its closed-form first step;
+the position-blind bound by simulation (the snippet computes it exactly). Numbers the page states are
+read from docs/generated/<snippet>/values.json.
+"""
+
+from support import REPO, published
+
+from scripts.pipeline.references import read_page
+import re
+
+import numpy as np
+import pytest
+
+from lib.tiny_model import (
+    ANIMALS,
+    NOBODY,
+    REFERENCE_VOCAB,
+    Adam,
+    backward,
+    cross_entropy,
+    forward,
+    init_params,
+    reference_batch,
+    reverse_batch,
+    train,
+)
+
+ANIMAL_IDS = {REFERENCE_VOCAB.index(a) for a in ANIMALS}
+
+
+def loss_of(params, batch, **options):
+    tokens, query_pos, mask, targets, _ = batch
+    logits, _, _ = forward(params, tokens, query_pos, mask, **options)
+    return cross_entropy(logits, targets)[0]
+
+
+@pytest.mark.parametrize(
+    "task, options",
+    [
+        ("reference", {}),
+        ("reference", {"scaled": False}),
+        ("reference", {"positions": False}),
+        ("reverse", {}),
+        ("reverse", {"positions": False, "scaled": False}),
+    ],
+)
+@pytest.mark.claim("The tiny model's hand-written gradient matches central finite differences for every parameter")
+def test_model_gradient_matches_finite_differences(task, options):
+    rng = np.random.default_rng(7)
+    if task == "reference":
+        batch, vocab_size = reference_batch(rng, 5), len(REFERENCE_VOCAB)
+    else:
+        batch, vocab_size = reverse_batch(rng, 3, length=5, n_symbols=7), 7
+    params = init_params(vocab_size, d_model=6, d_k=4, seed=3)
+    tokens, query_pos, mask, targets, _ = batch
+    logits, _, cache = forward(params, tokens, query_pos, mask, **options)
+    grads = backward(params, cross_entropy(logits, targets)[1], cache)
+    h = 1e-5
+    for name, p in params.items():
+        numerical = np.zeros_like(p)
+        for index in np.ndindex(p.shape):
+            original = p[index]
+            p[index] = original + h
+            up = loss_of(params, batch, **options)
+            p[index] = original - h
+            down = loss_of(params, batch, **options)
+            p[index] = original
+            numerical[index] = (up - down) / (2 * h)
+        error = np.linalg.norm(grads[name] - numerical) / max(np.linalg.norm(numerical), 1e-12)
+        assert error < 1e-7, f"{name}: relative error {error:.2e}"
+
+
+def test_cross_entropy_matches_its_definition():
+    rng = np.random.default_rng(8)
+    logits = rng.normal(size=(3, 2, 5)) * 4
+    targets = rng.integers(5, size=(3, 2))
+    loss, grad = cross_entropy(logits, targets)
+    probs = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
+    expected = -np.mean([np.log(probs[b, i, targets[b, i]]) for b in range(3) for i in range(2)])
+    assert loss == pytest.approx(expected, rel=1e-13)
+    one_hot = np.eye(5)[targets]
+    np.testing.assert_allclose(grad, (probs - one_hot) / 6, atol=1e-15)
+
+
+@pytest.mark.claim("The first Adam step moves every parameter by lr against the sign of its gradient; decay then shrinks it by 1 - lr * decay")
+def test_adam_first_step_is_signed_learning_rate():
+    rng = np.random.default_rng(9)
+    params = {"w": rng.normal(size=(4, 3))}
+    start = params["w"].copy()
+    grads = {"w": rng.normal(size=(4, 3))}
+    Adam(params, lr=0.01, weight_decay=0.0).step(params, grads)
+    np.testing.assert_allclose(params["w"], start - 0.01 * np.sign(grads["w"]), atol=1e-8)
+    params = {"w": start.copy()}
+    Adam(params, lr=0.01, weight_decay=0.5).step(params, grads)
+    np.testing.assert_allclose(params["w"], (start - 0.01 * np.sign(grads["w"])) * (1 - 0.01 * 0.5), atol=1e-8)
+
+
+@pytest.mark.claim(
+    "In the reference task the answer is the only animal of the sentence, at 7 different positions, "
+    "one sentence in five has no animal (answer: nobody), and the query is the last word"
+)
+def test_reference_sentences():
+    tokens, query_pos, mask, targets, answer_pos = reference_batch(np.random.default_rng(10), 4000)
+    one = REFERENCE_VOCAB.index("one")
+    lengths = mask[:, 0].sum(axis=-1)
+    assert (tokens[np.arange(4000), query_pos[:, 0]] == one).all()
+    assert (query_pos[:, 0] == lengths - 1).all()
+    assert (tokens[~mask[:, 0]] == REFERENCE_VOCAB.index("<pad>")).all() and (tokens[mask[:, 0]] != 0).all()
+    n_animals = np.isin(tokens, list(ANIMAL_IDS)).sum(axis=1)
+    has = answer_pos[:, 0] >= 0
+    assert (n_animals == has).all()  # exactly one animal, or none
+    assert (tokens[has, answer_pos[has, 0]] == targets[has, 0]).all()
+    assert (targets[~has, 0] == REFERENCE_VOCAB.index(NOBODY)).all()
+    assert 0.17 < np.mean(~has) < 0.23
+    assert len(set(answer_pos[has, 0])) == 7 and set(targets[has, 0]) == ANIMAL_IDS
+    # the answer is not fixed by the position: every animal position holds several different animals
+    for position in set(answer_pos[has, 0]):
+        assert len(set(targets[has & (answer_pos[:, 0] == position), 0])) == len(ANIMALS)
+
+
+def test_reverse_sequences():
+    tokens, query_pos, mask, targets, answer_pos = reverse_batch(np.random.default_rng(11), 50, length=8)
+    assert mask is None
+    np.testing.assert_array_equal(targets, tokens[:, ::-1])
+    np.testing.assert_array_equal(np.take_along_axis(tokens, answer_pos, axis=1), targets)
+
+
+@pytest.mark.claim("Without positional encoding the model is permutation-equivariant: shuffling the input shuffles its outputs")
+def test_without_positions_outputs_follow_a_permutation():
+    rng = np.random.default_rng(12)
+    params = init_params(10, d_model=8, d_k=8, seed=0)
+    for p in params.values():
+        p += rng.normal(size=p.shape) * 0.3  # not just the initial weights
+    tokens, query_pos, mask, _, _ = reverse_batch(rng, 20)
+    permutation = rng.permutation(8)
+    logits, _, _ = forward(params, tokens, query_pos, mask, positions=False)
+    shuffled, _, _ = forward(params, tokens[:, permutation], query_pos, mask, positions=False)
+    np.testing.assert_allclose(shuffled, logits[:, permutation], atol=1e-12)
+    with_pe, _, _ = forward(params, tokens[:, permutation], query_pos, mask, positions=True)
+    assert not np.allclose(with_pe, forward(params, tokens, query_pos, mask, positions=True)[0][:, permutation])
+
+
+@pytest.mark.claim("No position-blind model can reverse 8 random digits with accuracy above about 0.317")
+def test_position_blind_bound_by_simulation():
+    """Simulate the best position-blind guess: the most frequent digit among the other seven."""
+    rng = np.random.default_rng(13)
+    others = rng.integers(10, size=(400_000, 7))
+    counts = np.apply_along_axis(np.bincount, 1, others, minlength=10)  # (n, 10)
+    simulated = np.mean(counts.max(axis=1) / 7)
+    assert published("training/reverse")["position_blind_best"] == pytest.approx(simulated, abs=2e-3)
+
+
+def test_training_is_deterministic():
+    runs = []
+    for _ in range(2):
+        params = init_params(len(REFERENCE_VOCAB), 8, 8, seed=4)
+        train(params, lambda rng: reference_batch(rng, 16), 30, np.random.default_rng(4))
+        runs.append(params)
+    for name in runs[0]:
+        np.testing.assert_array_equal(runs[0][name], runs[1][name])
+
+
+@pytest.mark.claim("After training, the head's largest weight lands on the animal in more than 95% of the sentences that have one")
+def test_reference_attention_accuracy_above_095():
+    values = published("training/reference")
+    assert values["final_attention_accuracy"] > 0.95
+    assert values["final_accuracy"] > 0.95
+    assert values["start_attention_accuracy"] < 0.3
+    assert values["final_loss"] < 0.1 * values["start_loss"]
+    assert values["dip_attention_accuracy"] < values["start_attention_accuracy"]  # it first gets worse ...
+    assert abs(values["accuracy_at_dip"] - values["nobody_share"]) < 0.03  # ... while it answers "nobody"
+    assert values["step_attention_above_95"] < values["steps"] / 5
+    assert values["nobody_on_object"] > 0.5  # without an animal, "one" looks mostly at an object
+
+
+@pytest.mark.claim(
+    "Five seeds with weight decay all end above 0.95 attention accuracy; without decay at least one stalls, "
+    "with an animal that gets almost no weight"
+)
+def test_seeds():
+    values = published("training/seeds")
+    assert values["min_with_decay"] > 0.95 and values["stalled_with_decay"] == 0
+    assert values["stalled_without_decay"] >= 1 and values["min_without_decay"] < 0.95
+    assert values["max_weight_on_lost"] < 0.01  # the animal that is never found gets almost no weight
+
+
+@pytest.mark.claim(
+    "Reversing needs positions: with positional encoding accuracy and attention accuracy exceed 0.95; "
+    "without, accuracy stays at the position-blind bound and attention accuracy near chance"
+)
+def test_reverse_ablation():
+    values = published("training/reverse")
+    assert values["final_accuracy_pe"] > 0.95 and values["final_attention_accuracy_pe"] > 0.95
+    assert abs(values["final_accuracy_no_pe"] - values["position_blind_best"]) < 0.03
+    assert values["final_attention_accuracy_no_pe"] < 0.3
+    assert values["self_weight_no_pe"] < values["other_weight_no_pe"]
+    assert values["final_attention_accuracy_pe"] > 0.95 and values["target_weight_pe"] > 0.5
+
+
+@pytest.mark.claim(
+    "At d_k = 512, without the 1/sqrt(d_k) the weights start nearly one-hot and every unscaled run ends below every scaled run"
+)
+def test_scaling_ablation():
+    values = published("training/scaling")
+    assert values["d_k"] == 512
+    assert values["start_top_weight_unscaled"] > 0.9 > 0.5 > values["start_top_weight_scaled"]
+    assert values["start_median_grad_unscaled"] < 0.1 * values["start_median_grad_scaled"]
+    assert values["final_attention_unscaled_max"] < values["final_attention_scaled_min"]
+    assert values["final_attention_unscaled_mean"] < 0.8 < values["final_attention_scaled_mean"]
+    assert 1 <= values["unscaled_improving"] <= values["n_seeds"]  # slower, but not all stuck
+    assert values["unscaled_longest_plateau"] >= 100
+
+
+@pytest.mark.claim("The chapter's whole-model finite-difference check reports a relative error below 1e-7")
+def test_published_model_gradcheck():
+    assert published("training/gradcheck")["max_rel_error"] < 1e-7
+
+
+@pytest.mark.claim("The checkpoint figures' alt texts are generated from the plotted weights: at step 0 several rows already "
+                   "put 0.45 or more on one word, so 'spread thin' would be false")
+def test_checkpoint_alt_texts_quote_the_plotted_numbers():
+    page = (REPO / "docs" / "training.md").read_text(encoding="utf-8")
+    alts = {(figure.snippet, figure.name): figure.alt for figure in read_page(page).figures}
+    for snippet in ("training/reference", "training/reverse"):
+        assert (snippet, "checkpoint_description") in read_page(alts[snippet, "checkpoints"]).values
+    description = published("training/reference")["checkpoint_description"]
+    step0 = re.search(r"At step 0 .*? ranges from ([0-9.]+) to ([0-9.]+)\.", description)
+    assert float(step0.group(2)) >= 0.45  # not "spread thin"
+    final = re.search(r"At step 600 the animals get (.*?);", description).group(1)
+    assert all(float(part.split()[1]) > 0.9 for part in final.split(", "))  # every animal near 1 at the end
+
+
+def test_reverse_checkpoint_description_matches_the_published_weights():
+    values = published("training/reverse")
+    description = values["checkpoint_description"]
+    assert f"{values['target_weight_pe']:.2f} at step {values['steps']}" in description
+    assert f"main diagonal averages {values['self_weight_no_pe']:.3f}" in description
+
+
+@pytest.mark.parametrize("snippet", ["training/reference", "training/reverse"])
+def test_the_chinese_descriptions_quote_the_same_numbers(snippet):
+    """The Chinese page's alt texts come from the same run: the same numbers, in the same order."""
+    values = published(snippet)
+    number = re.compile(r"\d+\.\d+")
+    assert number.findall(values["checkpoint_description_zh"]) == number.findall(values["checkpoint_description"])
+    chinese = (REPO / "docs-zh" / "training.md").read_text(encoding="utf-8")
+    assert (snippet, "checkpoint_description_zh") in read_page(chinese).values

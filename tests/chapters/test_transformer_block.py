@@ -1,0 +1,136 @@
+"""The Transformer block chapter: the hand-written backward passes against finite differences, and the measurements.
+
+Finite differences are the independent oracle: (f(x + h e) - f(x - h e)) / 2h
+for a loss f = sum(output * g), one coordinate e at a time, in float64.
+"""
+
+import numpy as np
+import pytest
+from support import published
+
+from lib.block_layers import (
+    BLOCKS,
+    attention,
+    attention_backward,
+    feed_forward,
+    feed_forward_backward,
+    init_params,
+    layer_norm,
+    layer_norm_backward,
+    stack_gradients,
+)
+
+N_HEADS = 2
+
+
+def numerical_gradient(f, x, h=1e-6):
+    """Central differences of the scalar f at x, one coordinate at a time."""
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[index] = h
+        grad[index] = (f(x + step) - f(x - step)) / (2 * h)
+    return grad
+
+
+def setup(seed=0, length=5, d_model=6, d_ff=10):
+    rng = np.random.default_rng(seed)
+    return rng, init_params(rng, d_model, d_ff), rng.normal(size=(length, d_model)), rng.normal(size=(length, d_model))
+
+
+def assert_close(analytic, numeric):
+    scale = max(1.0, np.max(np.abs(numeric)))
+    assert np.max(np.abs(analytic - numeric)) < 1e-7 * scale, (analytic, numeric)
+
+
+@pytest.mark.claim("the LayerNorm backward pass matches finite differences")
+@pytest.mark.parametrize("seed", range(3))
+def test_layer_norm_backward(seed):
+    _, _, x, g = setup(seed)
+    x = 3 * x + 1  # off-centre, not unit scale
+    y, cache = layer_norm(x)
+    assert_close(layer_norm_backward(g, cache), numerical_gradient(lambda z: np.sum(layer_norm(z)[0] * g), x))
+
+
+def test_layer_norm_output_by_hand():
+    x = np.array([[1.0, 2.0, 3.0, 6.0]])
+    mean, var = 3.0, (4 + 1 + 0 + 9) / 4  # by hand
+    expected = (x - mean) / np.sqrt(var + 1e-5)
+    np.testing.assert_allclose(layer_norm(x)[0], expected, rtol=1e-14)
+
+
+def test_attention_backward_input_and_weights():
+    _, p, x, g = setup(1)
+    d_x, grads = attention_backward(g, x, p, N_HEADS)
+    assert_close(d_x, numerical_gradient(lambda z: np.sum(attention(z, p, N_HEADS)[0] * g), x))
+    for name in ("w_q", "w_k", "w_v", "w_o"):
+        f = lambda w, name=name: np.sum(attention(x, p | {name: w}, N_HEADS)[0] * g)  # noqa: E731
+        assert_close(grads[name], numerical_gradient(f, p[name]))
+
+
+def test_feed_forward_backward_input_and_weights():
+    _, p, x, g = setup(2)
+    out, cache = feed_forward(x, p)
+    d_x, grads = feed_forward_backward(g, cache, p)
+    assert_close(d_x, numerical_gradient(lambda z: np.sum(feed_forward(z, p)[0] * g), x))
+    for name in ("w_1", "w_2"):
+        f = lambda w, name=name: np.sum(feed_forward(x, p | {name: w})[0] * g)  # noqa: E731
+        assert_close(grads[name], numerical_gradient(f, p[name]))
+
+
+@pytest.mark.claim("the hand-written backward pass of both blocks matches finite differences")
+@pytest.mark.parametrize("kind", ["post-norm", "pre-norm"])
+@pytest.mark.parametrize("seed", range(3))
+def test_block_backward(kind, seed):
+    _, p, x, g = setup(seed)
+    block, backward = BLOCKS[kind]
+    y, cache = block(x, p, N_HEADS)
+    d_x, grads = backward(g, cache, p, N_HEADS)
+    assert_close(d_x, numerical_gradient(lambda z: np.sum(block(z, p, N_HEADS)[0] * g), x))
+    for name in ("w_q", "w_o", "w_2"):
+        f = lambda w, name=name: np.sum(block(x, p | {name: w}, N_HEADS)[0] * g)  # noqa: E731
+        assert_close(grads[name], numerical_gradient(f, p[name]))
+
+
+@pytest.mark.parametrize("kind", ["post-norm", "pre-norm"])
+def test_stack_gradients_at_every_block_input(kind):
+    rng, _, x, g = setup(4)
+    layers = [init_params(rng, 6, 10) for _ in range(3)]
+    block = BLOCKS[kind][0]
+
+    def loss_from(l, z):
+        for p in layers[l:]:
+            z = block(z, p, N_HEADS)[0]
+        if kind == "pre-norm":
+            z = layer_norm(z)[0]
+        return np.sum(z * g)
+
+    _, d_inputs, _ = stack_gradients(x, layers, N_HEADS, g, kind)
+    inputs = [x]
+    for p in layers[:-1]:
+        inputs.append(block(inputs[-1], p, N_HEADS)[0])
+    for l, (x_l, d_x_l) in enumerate(zip(inputs, d_inputs)):
+        assert_close(d_x_l, numerical_gradient(lambda z, l=l: loss_from(l, z), x_l))
+
+
+@pytest.mark.claim("a post-norm block's output rows have mean 0 and standard deviation 1; with its sub-layers off a pre-norm block is the identity")
+def test_block_compare_values():
+    values = published("transformer_block/compare")
+    assert values["post_std_error"] < 1e-4
+    assert values["pre_off_error"] == 0.0
+    assert values["post_off_change"] > 1
+    _, p, x, _ = setup(5)
+    off = p | {"w_o": np.zeros_like(p["w_o"]), "w_2": np.zeros_like(p["w_2"])}
+    np.testing.assert_array_equal(BLOCKS["pre-norm"][0](x, off, N_HEADS)[0], x)
+    y = BLOCKS["post-norm"][0](x, p, N_HEADS)[0]
+    np.testing.assert_allclose(y.mean(-1), 0, atol=1e-12)
+    np.testing.assert_allclose(y.std(-1), 1, atol=1e-4)
+
+
+@pytest.mark.claim("at initialisation the pre-norm last block's W_2 gradient shrinks about like 1/sqrt(N) with depth; the post-norm one does not")
+def test_depth_scaling_published():
+    values = published("transformer_block/gradients")
+    assert 0.5 * values["inverse_sqrt_depth_ratio"] < values["pre_w2_change"] < 2 * values["inverse_sqrt_depth_ratio"]
+    assert 0.7 < values["post_w2_change"] < 1.4
+    assert values["pre_first_over_last"] > 2  # pre-norm: larger gradients near the input
+    assert 0.5 < values["post_first_over_last"] < 2  # post-norm: about flat

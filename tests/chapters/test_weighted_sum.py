@@ -1,0 +1,143 @@
+"""The chapter "The weighted sum, and one word's view": its statements, recomputed independently.
+
+The "cat" row and the weighted sum are recomputed with the plain-loop oracle of tests/oracle.py; the random-draw
+statistics with a closed form (a two-key softmax is a logistic function of the score gap) instead of a softmax;
+general properties with Hypothesis. Published numbers are read from docs/generated/weighted_*/values.json.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from support import oracle_attention, published, REPO
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lib.attention import causal_mask, scaled_dot_product_attention
+from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+
+CHAPTER = REPO / "docs" / "weighted-sum.md"
+TOKENS = tokenize(SENTENCE)
+CAT = TOKENS.index("cat")
+
+# Seed 000, section 4.2, prints this row for "cat" (its sentence has no "." token).
+TUTORIAL_CAT_ROW = [0.02, 0.45, 0.08, 0.15, 0.03, 0.27]
+
+
+def causal_allowed(n):
+    return [[j <= i for j in range(n)] for i in range(n)]
+
+
+def oracle_causal_attention():
+    """(weights, output, v) of the running sentence, causal mask, from the plain-loop oracle."""
+    x = embed(TOKENS)
+    w_q, w_k, w_v = projection_weights()
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    output, weights = oracle_attention(q.tolist(), k.tolist(), v.tolist(), causal_allowed(len(TOKENS)))
+    return np.array(weights), np.array(output), v
+
+
+@pytest.mark.claim('Under the causal mask "cat" gives exactly 0 weight to every later word, "mat" included')
+def test_cat_row_from_the_loop_oracle():
+    weights, _, _ = oracle_causal_attention()
+    row = weights[CAT]
+    assert all(w == 0.0 for w in row[CAT + 1 :])
+    assert row[TOKENS.index("mat")] == 0.0
+    values = published("weighted_sum/cat_row")
+    assert values["cat_w_the"] == pytest.approx(row[0], abs=1e-12)
+    assert values["cat_w_cat"] == pytest.approx(row[CAT], abs=1e-12)
+    assert values["cat_w_mat"] == 0.0
+    assert values["cat_n_zero"] == len(TOKENS) - (CAT + 1)
+    assert values["cat_top_key"] == TOKENS[int(np.argmax(row))]
+    assert values["the_w_the"] == 1.0
+
+
+seeds = st.integers(0, 2**32 - 1)
+scales = st.sampled_from([1e-3, 1.0, 30.0, 1e3])
+
+
+@given(seeds, scales)
+@pytest.mark.claim("For any queries and keys, causal attention gives the second word's row exactly 0 beyond itself, so the tutorial's row for \"cat\" cannot come from causal attention")
+def test_no_causal_row_can_look_like_the_tutorials(seed, scale):
+    q, k = np.random.default_rng(seed).normal(scale=scale, size=(2, 6, 4))
+    _, weights = scaled_dot_product_attention(q, k, k, causal_mask(6))
+    assert (weights[1, 2:] == 0.0).all()
+    assert sum(TUTORIAL_CAT_ROW[2:]) > 0.5  # the claimed row needs half its weight on those keys
+
+
+def test_the_page_quotes_the_tutorial_row_exactly_as_the_snippet_uses_it():
+    text = CHAPTER.read_text(encoding="utf-8")
+    assert "[0.02, 0.45, 0.08, 0.15, 0.03, 0.27]" in text
+    values = published("weighted_sum/cat_row")
+    assert values["claimed_future_mass"] == pytest.approx(sum(TUTORIAL_CAT_ROW[2:]))
+    assert values["claimed_n_future"] == sum(1 for w in TUTORIAL_CAT_ROW[2:] if w > 0)
+
+
+@pytest.mark.claim('In the rows of "the", "mat" and ".", the keys "The" and "the" get identical weights (no positions yet)')
+def test_the_and_the_share_weights():
+    weights, _, _ = oracle_causal_attention()
+    first, second = TOKENS.index("The"), TOKENS.index("the")
+    for i in range(second, len(TOKENS)):
+        assert weights[i][first] == pytest.approx(weights[i][second], rel=1e-12)
+
+
+@pytest.mark.claim('The output of "cat" equals the explicit weighted sum of value rows, to rounding error')
+def test_output_is_the_weighted_sum_of_value_rows():
+    weights, output, v = oracle_causal_attention()
+    core_output, _ = scaled_dot_product_attention(*[embed(TOKENS) @ w for w in projection_weights()], causal_mask(len(TOKENS)))
+    for i in range(len(TOKENS)):
+        by_hand = [math.fsum(weights[i][j] * v[j][c] for j in range(len(TOKENS))) for c in range(v.shape[1])]
+        np.testing.assert_allclose(core_output[i], by_hand, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(output, core_output, rtol=0, atol=1e-13)
+    values = published("weighted_sum/rows")
+    assert values["cat_sum_max_error"] < 1e-12
+    assert values["all_rows_max_error"] < 1e-12
+    assert values["the_output_minus_v_the"] == 0.0
+    assert values["cat_columns_inside"] == values["cat_columns"] == v.shape[1]
+
+
+@given(seeds, scales)
+@pytest.mark.claim("Every output feature lies inside the range of the value rows its query can see (attention averages)")
+def test_outputs_stay_inside_the_visible_values(seed, scale):
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(scale=scale, size=(2, 5, 3))
+    v = rng.normal(scale=100, size=(5, 2))
+    output, _ = scaled_dot_product_attention(q, k, v, causal_mask(5))
+    for i in range(5):
+        seen = v[: i + 1]
+        assert (output[i] >= seen.min(axis=0) - 1e-9).all() and (output[i] <= seen.max(axis=0) + 1e-9).all()
+
+
+@given(seeds, scales)
+@pytest.mark.claim("W_v changes the outputs but never the weights")
+def test_w_v_never_changes_the_weights(seed, scale):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(7, 8))
+    w_q, w_k, w_v, other_w_v = rng.normal(scale=scale / math.sqrt(8), size=(4, 8, 8))
+    _, weights_a = scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v, causal_mask(7))
+    _, weights_b = scaled_dot_product_attention(x @ w_q, x @ w_k, x @ other_w_v, causal_mask(7))
+    assert np.array_equal(weights_a, weights_b)
+
+
+@pytest.mark.claim('Over 1000 random draws of W_q and W_k, "cat" is its own top key in about half of them, and without the mask "mat" is its top key about as often as chance')
+def test_random_draw_statistics_from_a_closed_form():
+    x = embed(TOKENS)
+    d = x.shape[1]
+    mat = TOKENS.index("mat")
+    rng = np.random.default_rng(2024)  # the snippet's generator, so the same draws
+    self_weight, mat_top = [], []
+    for _ in range(1000):
+        w_q, w_k = rng.normal(scale=1 / math.sqrt(d), size=(2, d, d))
+        q, k = x @ w_q, x @ w_k
+        score = [float(q[CAT] @ k[j]) / math.sqrt(d) for j in range(len(TOKENS))]
+        self_weight.append(1 / (1 + math.exp(score[0] - score[CAT])))  # two visible keys: a logistic function
+        mat_top.append(max(range(len(TOKENS)), key=lambda j: score[j]) == mat)
+    values = published("weighted_sum/random_draws")
+    assert values["n_draws"] == 1000
+    assert values["self_weight_mean"] == pytest.approx(np.mean(self_weight), abs=1e-9)
+    assert values["self_top_percent"] == pytest.approx(100 * np.mean(np.array(self_weight) > 0.5), abs=1e-9)
+    assert values["mat_top_percent_unmasked"] == pytest.approx(100 * np.mean(mat_top), abs=1e-9)
+    assert 40 <= values["self_top_percent"] <= 60  # "a coin flip"
+    assert abs(values["mat_top_percent_unmasked"] - 100 / len(TOKENS)) < 5  # "about chance"
+    assert values["self_weight_p05"] < 0.1 and values["self_weight_p95"] > 0.9
+    assert values["w_v_weights_change"] == 0.0 and values["w_v_output_change"] > 0.1

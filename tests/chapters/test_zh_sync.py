@@ -1,0 +1,91 @@
+"""The Chinese edition stays in sync with the English one: same pages, same quoted values, same includes and
+figures, and the glossary's terms. (Its built pages are checked in test_site.py and test_browser.py.)"""
+
+import re
+
+import pytest
+import yaml
+
+from scripts.pipeline.references import read_page, without_references
+from support import REPO
+
+ENGLISH, CHINESE = REPO / "docs", REPO / "docs-zh"
+PAGES = sorted(p.name for p in ENGLISH.glob("*.md"))
+GLOSSARY = yaml.safe_load((CHINESE / "glossary.yml").read_text(encoding="utf-8"))
+
+NOT_PROSE = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<!--.*?-->|\]\([^)]*\)",
+                       re.DOTALL | re.MULTILINE)
+
+
+def read(folder, page):
+    return (folder / page).read_text(encoding="utf-8")
+
+
+def parts(markdown):
+    """What a page quotes from the build: value references, include lines, figure files (a Chinese page may show a
+    figure's Chinese twin, <name>-zh.svg, or quote a value's, <name>_zh, made by the same run)."""
+    uses = read_page(markdown)
+    return {
+        "values": {(snippet, name.removesuffix("_zh")) for snippet, name in uses.values},
+        "includes": set(uses.includes),
+        "figures": {figure.path.replace("-zh.svg", ".svg") for figure in uses.figures},
+    }
+
+
+def mentions(text, term):
+    """Whether ``text`` uses ``term`` as a word, singular or plural (query, queries; mask, masks)."""
+    plural = rf"{re.escape(term[:-1])}ies" if term.endswith("y") else rf"{re.escape(term)}(?:s|es)"
+    return re.search(rf"\b(?:{re.escape(term)}|{plural})\b", text, re.IGNORECASE) is not None
+
+
+def prose(markdown):
+    """The page's own words: no code, math, includes, value references or link targets."""
+    return NOT_PROSE.sub(" ", without_references(markdown))
+
+
+def test_every_page_has_a_twin_in_the_other_edition():
+    chinese = sorted(p.name for p in CHINESE.glob("*.md"))
+    assert chinese == PAGES, f"missing in docs-zh/: {sorted(set(PAGES) - set(chinese))}; extra: {sorted(set(chinese) - set(PAGES))}"
+
+
+@pytest.mark.claim("Every Chinese page quotes the same values, includes and figures as its English twin")
+@pytest.mark.parametrize("page", PAGES)
+def test_the_twins_quote_the_same_outputs(page):
+    english, chinese = parts(read(ENGLISH, page)), parts(read(CHINESE, page))
+    for kind in english:
+        assert chinese[kind] == english[kind], (
+            f"docs-zh/{page} {kind}: missing {sorted(english[kind] - chinese[kind])}, "
+            f"not in English {sorted(chinese[kind] - english[kind])}"
+        )
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_chinese_pages_use_the_glossary_terms(page):
+    english, chinese = prose(read(ENGLISH, page)), prose(read(CHINESE, page))
+    for term in GLOSSARY:
+        for alternative in term.get("avoid", []):
+            assert alternative not in chinese, f"docs-zh/{page} writes {alternative!r}; the glossary says {term['zh']!r}"
+        if term.get("required", True) and mentions(english, term["en"]):
+            assert term["zh"] in chinese, f"docs-zh/{page}: the English page says {term['en']!r}, this page never {term['zh']!r}"
+
+
+def test_the_glossary_is_one_term_per_english_word():
+    english = [term["en"].lower() for term in GLOSSARY]
+    assert len(english) == len(set(english))
+    for term in GLOSSARY:
+        assert term["zh"] not in term.get("avoid", []), term
+
+
+def test_the_chinese_nav_lists_the_same_pages_in_the_same_order():
+    def files(nav):
+        for entry in nav:
+            for value in entry.values():
+                yield from files(value) if isinstance(value, list) else [value]
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # !ENV and friends
+    english = yaml.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)["nav"]
+    chinese = yaml.load((REPO / "mkdocs.zh.yml").read_text(encoding="utf-8"), Loader=Loader)["nav"]
+    assert list(files(chinese)) == list(files(english))

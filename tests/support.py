@@ -1,0 +1,191 @@
+"""What the tests share, in one place: the repository's folders, readers of what the build committed, a snippet
+run in-process, the site's nav, an independent attention oracle, and the claims inventory's helpers.
+
+The oracle (plain Python loops over positions, one number at a time) shares no code with
+snippets/lib/attention.py; tests compare the two. Committed outputs are read through the build's one reader
+(scripts/pipeline/published.py) and pages through its one reader of references (scripts/pipeline/references.py).
+"""
+
+import contextlib
+import functools
+import io
+import math
+import runpy
+
+import numpy as np
+import pytest
+import yaml
+
+from lib.claims_inventory import claims
+from scripts.pipeline import published as _published
+from scripts.pipeline.project import REPO, Project
+
+PROJECT = Project()
+GENERATED = PROJECT.generated
+DOCS, DOCS_ZH = REPO / "docs", REPO / "docs-zh"
+
+
+# ------------------------------------------------------------------ committed outputs, and snippets run in-process
+def published(snippet):
+    """{name: value} of a snippet's committed values."""
+    return {name: entry["value"] for name, entry in _published.values(snippet).items()}
+
+
+def published_table(snippet, name):
+    """A committed table as a list of {column: cell text} rows (read from its JSON, never its Markdown)."""
+    return _published.table_records(snippet, name)
+
+
+def section_output(snippet, section):
+    """What section ``section`` of a snippet printed in the committed run."""
+    return _published.printed(snippet, section)
+
+
+@functools.cache
+def run_snippet(name):
+    """Run snippets/<name>.py once, quietly, and return its namespace (functions included).
+
+    Its published values and tables are kept out of publish.VALUES / TABLES, plt.show does nothing, its printout
+    is swallowed and its figures are closed.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lib import publish
+
+    publish.VALUES.clear()
+    publish.TABLES.clear()
+    show, plt.show = plt.show, lambda *args, **kwargs: None
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            namespace = runpy.run_path(str(REPO / "snippets" / f"{name}.py"), run_name="__main__")
+    finally:
+        plt.show = show
+        plt.close("all")
+        publish.VALUES.clear()
+        publish.TABLES.clear()
+    return namespace
+
+
+def v(snippet, name):
+    """A published value, as a number (or list, or string)."""
+    return _published.value(snippet, name)
+
+
+def text(snippet, name):
+    """A published value as the page shows it."""
+    return _published.values(snippet)[name]["text"]
+
+
+# ------------------------------------------------------------------ the site's nav
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # mkdocs.yml's !ENV and python tags
+
+
+def nav_pages(entries):
+    """The Markdown files of a nav list, sections walked depth-first, in order."""
+    for entry in entries:
+        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        if isinstance(value, list):
+            yield from nav_pages(value)
+        else:
+            yield value
+
+
+NAV = list(nav_pages(yaml.load((REPO / "mkdocs.yml").read_text(), Loader=_Loader)["nav"]))
+
+
+# ------------------------------------------------------------------ the oracle: loops written from the definitions
+def softmax_row(row):
+    """Softmax of a list of floats, -inf allowed; an all -inf row gives zeros."""
+    finite = [x for x in row if x != -math.inf]
+    if not finite:
+        return [0.0] * len(row)
+    top = max(finite)
+    exps = [0.0 if x == -math.inf else math.exp(x - top) for x in row]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def oracle_attention(q, k, v, allowed=None):
+    """q: Lq lists of d_k floats; k: Lk lists; v: Lk lists of d_v; allowed[i][j] True = may attend."""
+    d_k = len(q[0])
+    outputs, weights = [], []
+    for i, query in enumerate(q):
+        scores = []
+        for j, key in enumerate(k):
+            if allowed is not None and not allowed[i][j]:
+                scores.append(-math.inf)
+            else:
+                scores.append(sum(a * b for a, b in zip(query, key)) / math.sqrt(d_k))
+        row = softmax_row(scores)
+        weights.append(row)
+        outputs.append([sum(row[j] * v[j][c] for j in range(len(k))) for c in range(len(v[0]))])
+    return outputs, weights
+
+
+def positional_encoding(p, dim, d_model):
+    """One entry of the sinusoidal encoding, straight from section 3.5 of the paper."""
+    pair = dim // 2
+    angle = p / 10000 ** (2 * pair / d_model)
+    return math.sin(angle) if dim % 2 == 0 else math.cos(angle)
+
+
+# ------------------------------------------------------------------ the claims inventory
+CLAIMS_PAGE = DOCS / "claims.md"
+INVENTORY = {claim["id"]: claim for claim in claims()}
+VERDICTS = {cid: claim["verdict"] for cid, claim in INVENTORY.items()}
+ALLOWED = ("holds", "does not hold", "cannot be checked here")
+
+
+def kind(cid):
+    """The claim's verdict, with "holds only when ..." shortened to "holds only when"."""
+    verdict = VERDICTS[cid]
+    if verdict.startswith("holds only when "):
+        return "holds only when"
+    assert verdict in ALLOWED, verdict
+    return verdict
+
+
+def claim(cid):
+    """pytest mark naming the claim and its verdict, worded as on the page."""
+    entry = INVENTORY[cid]
+    return pytest.mark.claim(f"{cid} {entry['claim']} ({entry['source']}) Verdict: {entry['verdict']}.")
+
+
+def attend(x, w, allowed=None):
+    """Self-attention through the loop oracle: x (L, d), w = (W_q, W_k, W_v) arrays."""
+    x = np.asarray(x)
+    q, k, val = (x @ m for m in w)
+    out, weights = oracle_attention(q.tolist(), k.tolist(), val.tolist(), allowed)
+    return np.array(out), np.array(weights)
+
+
+def causal(n):
+    """Allowed pairs of a causal mask, as nested lists for the oracle."""
+    return [[j <= i for j in range(n)] for i in range(n)]
+
+
+_rng = np.random.default_rng(31415)
+X = _rng.normal(size=(7, 8))  # seven tokens, d_model = 8
+W = tuple(_rng.normal(scale=8**-0.5, size=(3, 8, 8)))  # W_q, W_k, W_v
+
+# Vaswani et al. 2017, "Attention Is All You Need", arXiv:1706.03762, LaTeX source: the citation the tests hold.
+# Table 2: newstest2014 BLEU (EN-DE, EN-FR) and training cost in FLOPs (EN-DE, EN-FR) as mantissa, exponent.
+TABLE_2 = {
+    "GNMT + RL": ("24.6", "39.92", "2.3", "19", "1.4", "20"),
+    "ConvS2S": ("25.16", "40.46", "9.6", "18", "1.5", "20"),
+    "MoE": ("26.03", "40.56", "2.0", "19", "1.2", "20"),
+    "GNMT + RL Ensemble": ("26.30", "41.16", "1.8", "20", "1.1", "21"),
+    "ConvS2S Ensemble": ("26.36", "41.29", "7.7", "19", "1.2", "21"),
+    "Transformer (base model)": ("27.3", "38.1", "3.3", "18", "3.3", "18"),  # one figure for both
+    "Transformer (big)": ("28.4", "41.8", "2.3", "19", "2.3", "19"),
+}
+# Table 3: English-to-German dev set (newstest2013) BLEU.
+TABLE_3 = {"base (8 heads, sinusoidal positions)": "25.8", "(A) 1 head": "24.9",
+           "(E) learned positional embedding instead of sinusoids": "25.7"}
