@@ -6,7 +6,7 @@ Literature quoted on docs/positional-encoding.md, recorded here with its source:
   function of PE_{pos}"; extrapolation hope), section 5.4 (dropout "to the sums of the embeddings and the positional
   encodings", P_drop = 0.1 for the base model), Table 3 row (E) (learned positional embedding: PPL 4.92, BLEU 25.7;
   base: 4.92, 25.8; newstest2013). Its "same dimension ... so that the two can be summed" is quoted on
-  docs/order-matters.md (adding or concatenating) and checked in tests/test_order_matters.py.
+  docs/order-matters.md (adding or concatenating) and checked in tests/chapters/test_order_matters.py.
 - google-research/bert modeling.py: embedding_postprocessor adds token-type and position embeddings, then
   layer_norm_and_dropout; max_position_embeddings=512; initializer_range=0.02 (truncated normal).
 - openai/gpt-2 src/model.py: h = tf.gather(wte, X) + tf.gather(wpe, positions_for(X, past_length));

@@ -104,7 +104,7 @@ def test_a_missing_value_fails_the_strict_build(tmp_path):
 
 
 def test_the_ledger_is_light_lists_every_claim_and_never_says_not_run(built_site):
-    """Mid-run the ledger may or may not have a complete record of this commit (tests/test_ledger.py covers
+    """Mid-run the ledger may or may not have a complete record of this commit (tests/chapters/test_ledger.py covers
     each case); either way every claim test is listed once, in collapsed groups, on a light page."""
     path = built_site / "ledger" / "index.html"
     assert path.stat().st_size < 150_000, f"the ledger page weighs {path.stat().st_size} bytes"
