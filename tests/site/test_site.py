@@ -112,8 +112,8 @@ def test_the_ledger_is_light_lists_every_claim_and_never_says_not_run(built_site
     text = article.get_text()
     assert "not run" not in text
     claims = claim_tests(REPO / "tests")
-    for _, test_id in claims:
-        assert f"({test_id.split('::')[1]})" in text, test_id
+    for claim, test_id in claims:  # each claim names the test that backs it, file and function
+        assert f"{claim} — backed by {test_id}" in text, test_id
     assert len(article.select("details")) >= len({test_id.split("::")[0] for _, test_id in claims})
 
 
