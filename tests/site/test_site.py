@@ -63,12 +63,15 @@ def test_every_page_of_both_editions_defers_materials_bundle_and_then_site_js(bu
 
 @pytest.mark.claim("Every figure in a chapter has alt text and a caption")
 def test_every_chapter_figure_has_alt_text_and_a_caption(built_site):
-    for stem in CHAPTERS:
-        for img in page_html(built_site, stem).select("article img"):
+    figures = {}
+    for site, stem in [(site, stem) for site in (built_site, built_site / "zh") for stem in CHAPTERS]:
+        for img in page_html(site, stem).select("article img"):
+            figures[site] = figures.get(site, 0) + 1
             assert img.get("alt", "").strip(), f"{stem}: image {img.get('src')} has no alt text"
             figure = img.find_parent("figure")
             assert figure is not None and figure.find("figcaption"), f"{stem}: image {img.get('src')} has no caption"
             assert figure.find("figcaption").get_text(strip=True)
+    assert len(figures) == 2 and min(figures.values()) > 0, figures  # both editions' figures were checked
 
 
 def test_every_quoted_value_is_inlined(built_site):
@@ -259,6 +262,9 @@ def test_the_search_index_holds_prose_and_stays_small(built_site):
     assert not [e["location"] for e in entries if e["location"].startswith("notebooks/")]
     text = " ".join(e["text"] for e in entries)
     assert "import numpy as np" not in text  # code blocks are left out
+    assert '--8<-- "docs/generated/scaled_dot_product/steps/stdout.txt"' in (PROJECT.docs / "scaled-dot-product.md").read_text()
+    assert "weights = softmax(scaled), one row per query:" in (PROJECT.generated / "scaled_dot_product/steps/stdout.txt").read_text()
+    assert "one row per query:" not in text  # program output is left out
     assert "scaled dot-product attention" in text.lower()
 
 
