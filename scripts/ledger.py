@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import subprocess
 from collections import Counter, defaultdict
 
@@ -138,7 +139,10 @@ def quoted_values(project):
 
 
 def _escape(text):
-    return text.replace("{{", "{ {")
+    """Text as Markdown shows it literally: no ``{{`` for the value hook, and outside code spans no ``<`` or ``&``
+    that would start an HTML tag or entity (``snippets/<chapter>/<what>.py`` would lose its ``<chapter>``)."""
+    parts = re.split(r"(`[^`]*`)", text.replace("{{", "{ {"))
+    return "".join(part if n % 2 else part.replace("&", "&amp;").replace("<", "&lt;") for n, part in enumerate(parts))
 
 
 def _group(marker, title, lines):

@@ -230,3 +230,12 @@ def test_snippet_statuses_are_computed_once_and_never_read_from_a_record_of_othe
         assert snippet_freshness(copy) == {p.name: not p.stale for p in plan(copy)}
         edit.write_bytes(original)
         assert snippet_freshness(copy)[name] is True, edit
+
+
+def test_a_claim_is_shown_as_written_not_read_as_html_or_a_value(project):
+    (project / "tests" / "test_markup.py").write_text(
+        'import pytest\n\n\n@pytest.mark.claim("python snippets/<chapter>/<what>.py runs & `a<b` holds, {{ x }}")\n'
+        "def test_markup():\n    pass\n"
+    )
+    text = ledger(project)
+    assert "python snippets/&lt;chapter>/&lt;what>.py runs &amp; `a<b` holds, { { x }} — backed by" in text

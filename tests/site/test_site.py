@@ -116,7 +116,7 @@ def test_the_ledger_is_light_lists_every_claim_and_never_says_not_run(built_site
     assert "not run" not in text
     claims = claim_tests(REPO / "tests")
     for claim, test_id in claims:  # each claim names the test that backs it, file and function
-        assert f"{claim} — backed by {test_id}" in text, test_id
+        assert f"{claim.replace('`', '')} — backed by {test_id}" in text, test_id
     assert len(article.select("details")) >= len({test_id.split("::")[0] for _, test_id in claims})
 
 
@@ -143,11 +143,11 @@ def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifes
             continue
         assert footer is not None, f"{stem}: no provenance footer"
         links = [a["href"] for a in footer.select("a[href]")]
-        names = [Path(href).stem for href in links]
+        names = [href.split("snippets/", 1)[1].removesuffix(".py") for href in links]  # <chapter>/<what>
         page = page_html(built_site, stem)
         shown = {t.get_text(strip=True) for t in page.select("article .highlight .filename")}
-        shown = {name for name in shown if re.fullmatch(r"snippets/[a-z0-9_]+\.py", name)}  # not lib/, not Output
-        shown |= {f"snippets/{img['src'].split('/')[-2]}.py" for img in page.select("article img[src*='generated/']")}
+        shown = {name for name in shown if re.fullmatch(r"snippets/(?!lib/)[a-z0-9_]+/[a-z0-9_]+\.py", name)}  # not Output
+        shown |= {f"snippets/{'/'.join(img['src'].split('/')[-3:-1])}.py" for img in page.select("article img[src*='generated/']")}
         assert shown <= {f"snippets/{n}.py" for n in names}, f"{stem}: footer misses {shown - set(names)}"
         for href, name in zip(links, names):
             served = (page_dir(built_site, stem) / href).resolve()
