@@ -6,25 +6,34 @@ Two kinds of backing, both found in the code, never listed by hand:
   very commit the page is built from, with no uncommitted change on either side. Anything else leaves the
   claims without a status and says why in one sentence;
 - values that chapters quote as ``{{ chapter.what.value }}``; their status says whether the snippet's committed
-  outputs match its current sources (the same cache key ``make check`` uses).
+  outputs match its current sources (the same cache key ``make check`` uses). The keys are computed once for the
+  sources as they are (``snippet_freshness``) and kept in .cache/, so the two editions' builds and every rebuild of
+  `mkdocs serve` that changed nothing reuse them instead of computing them again.
 
-Both lists are grouped (claims by test file, values by chapter) into collapsed blocks; a group with a failure
-opens by itself.
+Each claim names the test that backs it (``tests/<file>.py::<function>``) so a reader can judge the pairing; with
+``repo_blob`` (mkdocs.yml's ``extra.repo_blob``, as in scripts/provenance.py) the name links that test's source
+line. Both lists are grouped (claims by test file, values by chapter) into collapsed blocks; a group with a
+failure opens by itself.
 """
 
 import ast
+import fcntl
+import hashlib
 import json
 import logging
 import os
+import re
 import subprocess
 from collections import Counter, defaultdict
 
 from scripts.pipeline.build import plan
+from scripts.pipeline.keys import builder_version, library_versions
 from scripts.pipeline.published import values
 from scripts.pipeline.references import read_page
 
 RESULTS = ".cache/test-results.json"  # the last complete run; only tests/conftest.py writes it
 PARTIAL = ".cache/test-results-partial.json"  # the run in progress, or the last run that was not complete
+FRESHNESS = ".cache/ledger-freshness.json"  # each snippet's status, with the fingerprint of what it was computed from
 REQUIRE = "LEDGER_REQUIRE_STATUSES"  # set by `make publish`: a ledger without statuses is a build warning
 log = logging.getLogger("mkdocs.ledger")
 STATUS = {"passed": "✅ verified", "failed": "❌ failed", "skipped": "⏭ skipped", None: "❔ no outcome recorded"}
@@ -52,8 +61,8 @@ def _claim_text(decorator):
     return decorator.args[0].value if name in ("pytest.mark.claim", "mark.claim") else None
 
 
-def claim_tests(tests_dir):
-    """[(claim, test id)] for every test function that carries a claim marker."""
+def claim_markers(tests_dir):
+    """[(claim, test id, line of the test's ``def``)] for every test function that carries a claim marker."""
     found = []
     for path in sorted(tests_dir.rglob("test_*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))  # a broken test file fails loudly
@@ -62,8 +71,13 @@ def claim_tests(tests_dir):
                 for decorator in node.decorator_list:
                     text = _claim_text(decorator)
                     if text:
-                        found.append((text, f"{path.relative_to(tests_dir.parent).as_posix()}::{node.name}"))
+                        found.append((text, f"{path.relative_to(tests_dir.parent).as_posix()}::{node.name}", node.lineno))
     return found
+
+
+def claim_tests(tests_dir):
+    """[(claim, test id)] for every test function that carries a claim marker."""
+    return [(claim, test_id) for claim, test_id, _ in claim_markers(tests_dir)]
 
 
 def claim_status(test_id, outcomes):
@@ -125,7 +139,10 @@ def quoted_values(project):
 
 
 def _escape(text):
-    return text.replace("{{", "{ {")
+    """Text as Markdown shows it literally: no ``{{`` for the value hook, and outside code spans no ``<`` or ``&``
+    that would start an HTML tag or entity (``snippets/<chapter>/<what>.py`` would lose its ``<chapter>``)."""
+    parts = re.split(r"(`[^`]*`)", text.replace("{{", "{ {"))
+    return "".join(part if n % 2 else part.replace("&", "&amp;").replace("<", "&lt;") for n, part in enumerate(parts))
 
 
 def _group(marker, title, lines):
@@ -144,22 +161,33 @@ def _tally(statuses):
     return ", ".join(f"{counts[s]} {STATUS[s].split(' ', 1)[1]}" for s in STATUS if counts[s])
 
 
-def claims_table(project):
-    """The claims section of the ledger: one sentence about the test run, then one block per test file."""
+def _test_link(test_id, line, repo_blob, commit):
+    """The test's name as a code span; with ``repo_blob``, a link to the line of its ``def`` at ``commit``."""
+    span = f"`{test_id}`"
+    if not repo_blob:
+        return span
+    base = repo_blob.replace("{commit}", commit or "HEAD").rstrip("/")
+    return f"[{span}]({base}/{test_id.split('::')[0]}#L{line})"
+
+
+def claims_table(project, repo_blob=None):
+    """The claims section of the ledger: one sentence about the test run, then one block per test file, each claim
+    followed by the test that backs it (linked to its source under ``repo_blob`` when given)."""
     outcomes, sentence = trusted_outcomes(project.root)
     if outcomes is None and os.environ.get(REQUIRE):
         log.warning(f"ledger: {sentence} ({REQUIRE} is set: a published ledger must show every claim's status)")
-    claims = claim_tests(project.root / "tests")
+    claims = claim_markers(project.root / "tests")
+    commit = working_tree(project.root)[0] if repo_blob else None
     by_file = defaultdict(list)
-    for claim, test_id in claims:
+    for claim, test_id, line in claims:
         status = claim_status(test_id, outcomes) if outcomes is not None else None
-        by_file[test_id.split("::")[0]].append((claim, test_id.split("::")[1], status))
+        by_file[test_id.split("::")[0]].append((claim, _test_link(test_id, line, repo_blob, commit), status))
     if outcomes is not None:
         sentence += ": " + _tally(status for rows in by_file.values() for *_, status in rows)
     lines = [f"{len(claims)} claims in {len(by_file)} test files. {sentence.rstrip('.')}.", ""]
     for test_file, rows in by_file.items():
         title = f"{test_file.removeprefix('tests/')}: {_plural(len(rows), 'claim')}"
-        items = [f"{_escape(claim)} (`{name}`)" for claim, name, _ in rows]
+        items = [f"{_escape(claim)} — backed by {test}" for claim, test, _ in rows]
         if outcomes is None:
             lines += _group("??? note", title, items)
             continue
@@ -178,9 +206,48 @@ def _page_title(page):
     return first.removeprefix("# ").strip() if first.startswith("# ") else page.stem
 
 
+def _fingerprint(project):
+    """A hash of everything ``plan`` reads to decide whether a snippet is fresh: every file under snippets/ and
+    under the generated folder (the manifests and the output files they list), the builder's version and the
+    library versions. Reading the files is cheap; parsing their imports, as ``plan`` does, is not."""
+    h = hashlib.sha256()
+    h.update(json.dumps([str(project.generated), builder_version(), library_versions()]).encode())
+    for folder in (project.snippets, project.generated):
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            h.update(f"\0{path.relative_to(project.root).as_posix()}\0".encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def snippet_freshness(project):
+    """{snippet: whether its committed outputs match its current sources}, by ``make check``'s cache key.
+
+    Computed by ``plan`` once for a given state of the sources and outputs, then read from .cache/ while their
+    fingerprint is unchanged: the two editions, built in two processes at once, compute it once between them (a
+    lock makes the second wait for the first), and a rebuild that changed nothing computes nothing. Any change to a
+    snippet, a library module, an output, the builder or a library version changes the fingerprint, so a status
+    is never read from a record of other sources."""
+    record = project.root / FRESHNESS
+    record.parent.mkdir(parents=True, exist_ok=True)
+    with open(record.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        fingerprint = _fingerprint(project)
+        try:
+            saved = json.loads(record.read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            saved = {}
+        if saved.get("fingerprint") == fingerprint:
+            return saved["fresh"]
+        fresh = {p.name: not p.stale for p in plan(project)}
+        partial = record.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps({"fingerprint": fingerprint, "fresh": fresh}), encoding="utf-8")
+        os.replace(partial, record)
+        return fresh
+
+
 def values_table(project):
     """The quoted-values section of the ledger: one block per chapter, one line per snippet it quotes from."""
-    fresh = {p.name: not p.stale for p in plan(project)}
+    fresh = snippet_freshness(project)
     quotes = quoted_values(project)
     by_page = defaultdict(lambda: defaultdict(list))
     for page, snippet, name in quotes:

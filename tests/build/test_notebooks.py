@@ -72,7 +72,7 @@ def test_there_is_a_notebook_per_chapter_with_snippets():
 
 
 @pytest.mark.kernel
-@pytest.mark.claim("Every chapter notebook runs top to bottom in a fresh kernel with only NumPy and matplotlib")
+@pytest.mark.claim("Every chapter notebook runs top to bottom in a fresh kernel, in an empty folder without the repository's code, and prints what the build recorded")
 @pytest.mark.parametrize("stem", [path.stem for path in NOTEBOOKS])
 def test_notebook_runs_alone_and_prints_what_the_page_shows(executed, stem):
     committed, ran, error = executed[stem]

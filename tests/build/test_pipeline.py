@@ -84,8 +84,7 @@ def test_cold_build_writes_every_output_with_provenance(project, capsys):
         assert needed in manifest
 
 
-@pytest.mark.claim("A no-change rebuild reruns nothing; editing the core module reruns exactly the snippets that import it")
-@pytest.mark.claim("Each section of a snippet keeps what it printed: a chapter includes a section's output, never a line range")
+@pytest.mark.claim("Each section of a snippet keeps what it printed, in an output file of its own")
 def test_each_section_keeps_what_it_printed(project):
     build(project)
     alpha = project.generated / "chapter" / "alpha"
@@ -94,11 +93,13 @@ def test_each_section_keeps_what_it_printed(project):
     assert (alpha / "output-top.txt").read_text() == "top = 0.665\n"
 
 
+@pytest.mark.claim("A chapter includes a section's output, never a line range of a snippet's printout")
 def test_no_chapter_includes_a_stdout_line_range():
     for chapter in sorted((REPO / "docs").glob("*.md")):
         assert ".txt:" not in "".join(line for line in chapter.read_text().splitlines() if "--8<--" in line), chapter.name
 
 
+@pytest.mark.claim("A no-change rebuild reruns nothing; editing the core module reruns exactly the snippets that import it")
 def test_no_change_reruns_nothing_and_edits_rerun_exactly_the_dependents(project, capsys):
     build(project)
     capsys.readouterr()
@@ -151,6 +152,11 @@ def test_check_names_the_stale_snippet_and_the_fix(project, capsys):
     err = capsys.readouterr().err
     assert "stale: chapter/beta (snippets/chapter/beta.py)" in err and "make outputs" in err
     assert "alpha" not in err
+    alpha = project.snippets / "chapter" / "alpha.py"
+    alpha.write_text(alpha.read_text() + "# edited\n")
+    assert check(project) == 1  # two stale snippets: both named
+    err = capsys.readouterr().err
+    assert "stale: chapter/alpha (snippets/chapter/alpha.py)" in err and "stale: chapter/beta (snippets/chapter/beta.py)" in err
 
 
 def test_check_catches_hand_edited_and_orphaned_outputs(project, capsys):
@@ -305,7 +311,7 @@ def one_snippet_per_chapter():
     return list({p.parent.name: p for p in snippets}.values())
 
 
-@pytest.mark.claim("Every chapter's snippets run alone, with python snippets/<chapter>/<what>.py, from any folder")
+@pytest.mark.claim("A snippet of every chapter runs alone, with python snippets/<chapter>/<what>.py, from another folder, and writes no files")
 @pytest.mark.parametrize("snippet", one_snippet_per_chapter(), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_a_snippet_runs_alone_from_any_folder(snippet, tmp_path):
     result = subprocess.run([sys.executable, str(snippet)], cwd=tmp_path, capture_output=True, text=True,

@@ -63,5 +63,8 @@ def test_benchmarks_page_includes_the_measured_tables():
     for section in ("machine", "tiling", "mha"):
         assert f'--8<-- "docs/measured/bench.md:{section}"' in page
     assert "not verified by the build" in page
+    measured = (REPO / "docs" / "measured" / "bench.md").read_text()
+    machine = measured.split("[start:machine]")[1].split("[end:machine]")[0]
+    assert re.search(r"Measured on \*\*\d{4}-\d{2}-\d{2}\*\* .*? on \*\*[^*]+\*\*, \d+ usable", machine), machine
     prose = re.sub(r"```.*?```", "", page, flags=re.S)
     assert not re.search(r"\d\s*(ms|s|seconds|µs)\b", prose), "timings belong in docs/measured/bench.md, not in prose"

@@ -33,6 +33,11 @@ def test_every_stage_links_an_existing_chapter():
     for chapter in ("tokens-to-vectors.md", "positional-encoding.md", "queries-keys-values.md", "scaled-dot-product.md",
                     "masks.md", "softmax.md", "weighted-sum.md", "multi-head.md"):
         assert chapter in pages
+    teaches = {"tokens": "tokens-to-vectors.md", "embeddings": "tokens-to-vectors.md", "+ positions": "positional-encoding.md",
+               "Q, K, V": "queries-keys-values.md", "softmax": "softmax.md", "scaled scores": "scaled-dot-product.md",
+               "mask": "masks.md", "weighted sum": "weighted-sum.md", "split heads": "multi-head.md",
+               "merge heads": "multi-head.md", "W_o": "multi-head.md"}
+    assert {r["step"]: LINK.search(r["chapter"]).group(1) for r in rows} == teaches
 
 
 @pytest.mark.claim("The home page's map follows the order of the menu")

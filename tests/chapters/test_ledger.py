@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-from scripts.ledger import PARTIAL, REQUIRE, RESULTS, claims_table
+import scripts.ledger
+from scripts.ledger import FRESHNESS, PARTIAL, REQUIRE, RESULTS, claims_table, snippet_freshness
+from scripts.pipeline.build import plan
 from scripts.pipeline.project import Project
 from support import REPO
 
@@ -185,3 +187,55 @@ def test_publishing_requires_the_statuses(project, monkeypatch, caplog):
     write_record(project, git(project, "rev-parse", "HEAD"))
     ledger(project)
     assert caplog.records == []
+
+
+def test_each_claim_names_the_test_that_backs_it_and_links_its_source_under_repo_blob(project):
+    text = ledger(project)
+    assert "One plus one is two — backed by `tests/test_demo.py::test_adds`" in text
+    assert "Two times three is six — backed by `tests/test_demo.py::test_multiplies`" in text
+    commit = git(project, "rev-parse", "HEAD")
+    linked = claims_table(Project(root=project), repo_blob="https://example.org/r/blob/{commit}")
+    lines = DEMO.splitlines()
+    for claim, name in (("One plus one is two", "test_adds"), ("Two times three is six", "test_multiplies")):
+        line = lines.index(next(line for line in lines if line.startswith(f"def {name}("))) + 1
+        assert f"{claim} — backed by [`tests/test_demo.py::{name}`](https://example.org/r/blob/{commit}/tests/test_demo.py#L{line})" in linked
+
+
+@pytest.fixture
+def copy_of_the_site_sources(tmp_path):
+    """The repository's snippets, generated outputs, docs and scripts in a temporary folder."""
+    root = tmp_path / "copy"
+    for folder in ("snippets", "docs", "scripts"):
+        shutil.copytree(REPO / folder, root / folder, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    return Project(root=root)
+
+
+def test_snippet_statuses_are_computed_once_and_never_read_from_a_record_of_other_sources(copy_of_the_site_sources, monkeypatch):
+    copy = copy_of_the_site_sources
+    truth = {p.name: not p.stale for p in plan(copy)}  # the cache key, computed here directly
+    assert snippet_freshness(copy) == truth and (copy.root / FRESHNESS).exists()
+
+    def no_plan(project):
+        raise AssertionError("the statuses were computed again for unchanged sources")
+
+    monkeypatch.setattr(scripts.ledger, "plan", no_plan)
+    assert snippet_freshness(copy) == truth  # a second edition's build reads the record
+    monkeypatch.undo()
+    name = next(name for name, fresh in truth.items() if fresh)
+    output = next(p for p in sorted((copy.generated / name).iterdir()) if p.name != "manifest.json")
+    for edit in (output, copy.snippets / f"{name}.py"):  # an output edited by hand, then the snippet itself
+        original = edit.read_bytes()
+        edit.write_bytes(original + b"\n")
+        assert snippet_freshness(copy)[name] is False, edit  # stale at once, not read from the record
+        assert snippet_freshness(copy) == {p.name: not p.stale for p in plan(copy)}
+        edit.write_bytes(original)
+        assert snippet_freshness(copy)[name] is True, edit
+
+
+def test_a_claim_is_shown_as_written_not_read_as_html_or_a_value(project):
+    (project / "tests" / "test_markup.py").write_text(
+        'import pytest\n\n\n@pytest.mark.claim("python snippets/<chapter>/<what>.py runs & `a<b` holds, {{ x }}")\n'
+        "def test_markup():\n    pass\n"
+    )
+    text = ledger(project)
+    assert "python snippets/&lt;chapter>/&lt;what>.py runs &amp; `a<b` holds, { { x }} — backed by" in text

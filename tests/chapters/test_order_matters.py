@@ -74,6 +74,9 @@ def test_multi_head_attention_is_equivariant_too():
 def test_self_attention_is_not_invariant():
     values = published("order_matters/permutation")
     assert values["invariance_error"] > 0.1
+    _, x, w = setup(3, 7, 8)
+    swapped = x[[0, 5, 2, 3, 4, 1, 6]]  # "cat" and "mat" trade places
+    assert np.abs(loop_self_attention(swapped, *w) - loop_self_attention(x, *w)).max() > 1e-3
     assert values["equivariance_error"] < 1e-14 and values["pooled_error"] < 1e-14
     assert values["weights_error"] < 1e-14 and values["cat_row_error"] < 1e-14
     assert values["multihead_equivariance_error"] < 1e-14

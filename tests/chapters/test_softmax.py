@@ -32,7 +32,7 @@ def jacobian_loop(p):
 rows = st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=8)
 
 
-@pytest.mark.claim("Softmax weights are positive, sum to 1 and keep the order of the scores")
+@pytest.mark.claim('On the row of "cat", the softmax weights are positive, sum to 1 and keep the order of the scores')
 def test_cat_row_properties():
     z = cat_scores()
     p = softmax_row(z)
@@ -62,6 +62,7 @@ def test_temperature_limits():
     for t in [0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100]:
         p = softmax_row([s / t for s in z])
         assert max(range(len(p)), key=p.__getitem__) == top
+        assert sorted(range(len(z)), key=lambda j: (z[j], j)) == sorted(range(len(p)), key=lambda j: (p[j], j)), t
         assert p[top] <= previous
         previous = p[top]
     values = published("softmax/temperature")

@@ -150,6 +150,7 @@ def test_position_blind_bound_by_simulation():
     counts = np.apply_along_axis(np.bincount, 1, others, minlength=10)  # (n, 10)
     simulated = np.mean(counts.max(axis=1) / 7)
     assert published("training/reverse")["position_blind_best"] == pytest.approx(simulated, abs=2e-3)
+    assert simulated == pytest.approx(0.317, abs=2e-3)
 
 
 def test_training_is_deterministic():
