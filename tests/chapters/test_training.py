@@ -247,3 +247,20 @@ def test_the_chinese_descriptions_quote_the_same_numbers(snippet):
     assert number.findall(values["checkpoint_description_zh"]) == number.findall(values["checkpoint_description"])
     chinese = (REPO / "docs-zh" / "training.md").read_text(encoding="utf-8")
     assert (snippet, "checkpoint_description_zh") in read_page(chinese).values
+
+
+@pytest.mark.claim("Without the scale every run ends behind every scaled run in accuracy and attention accuracy, "
+                   "but not in loss: the best unscaled loss is below the worst scaled one, as the page says")
+def test_unscaled_runs_trail_in_accuracy_but_overlap_in_loss():
+    from support import published_table
+
+    rows = published_table("training/scaling", "final")
+    group = {name: [r for r in rows if r["attention"] == name] for name in ("scaled", "unscaled")}
+    for column in ("accuracy", "attention accuracy"):
+        assert max(float(r[column]) for r in group["unscaled"]) < min(float(r[column]) for r in group["scaled"])
+    # the old alt text ("the loss falls further for the scaled runs") and "every ... behind every" in loss fail here
+    assert min(float(r["loss"]) for r in group["unscaled"]) < max(float(r["loss"]) for r in group["scaled"])
+    page = " ".join((REPO / "docs" / "training.md").read_text(encoding="utf-8").split())
+    assert "falls further for the scaled runs" not in page
+    assert "the final losses of the two groups overlap" in page
+    assert "every unscaled run is behind every scaled run in attention accuracy and in accuracy. In loss they overlap" in page
