@@ -205,3 +205,16 @@ def test_literature_corrections_are_quoted_exactly():
     # Section 6.1 prose of the LaTeX source says 41.0 for EN-FR; Table 2 says 41.8
     assert "gives 41.0 for the big English-to-French model while Table 2 gives 41.8" in text
     assert "3 times faster" in text and "is not in the paper" in text
+
+
+@pytest.mark.claim("Why attention announces w_ij and v_j before the chapters that teach them, says its T is the last "
+                   "time step; Notation discloses the two uses of T and of V")
+def test_notation_clashes_are_disclosed():
+    page = " ".join(PAGE.split())
+    assert ("Here $w_{ij}$ is the weight word $i$ gives word $j$ and $v_j$ is what word $j$ passes on, its value; "
+            "you will see both built later") in page
+    assert page.index("Here $w_{ij}$ is the weight") < page.index("Start a signal at the first word")
+    assert "Here $T$ is the last time step" in page and "as a temperature, in [Softmax](softmax.md)" in page
+    notation = " ".join((REPO / "docs" / "notation.md").read_text(encoding="utf-8").split())
+    assert "and the last time step of a recurrence in [Why attention](why-attention.md)" in notation
+    assert "The same letter names the values $V$ below" in notation
