@@ -507,7 +507,10 @@ CLAIMS = [
      "randn·0.02.", UNCHECKED,
      "A training question. Table 3 (A): 1 head {{ claims.why.paper_dev_one_head }} vs {{ claims.why.paper_dev_base "
      "}} BLEU with "
-     "8.", "debugging.md#w-o"),
+     "8. The 0.02 itself is common practice: BERT's `initializer_range` and the standard deviation GPT-2's "
+     "`model.py` draws its weights with, the attention output projection `c_proj` included. On this site's layer it "
+     "makes the output {{ debugging.heads.wo_small_gain }} times the size of the concatenated heads.",
+     "debugging.md#w-o"),
     ("C000-69", "000 §5.2", "debugging", "Plot attention maps during training to debug.", UNCHECKED, "Advice.", ""),
     ("C000-70", "000 §5.2", "debugging", "A head stuck on padding means a PE or mask bug.", only_when("\"bug\" means "
      "the padding mask"),
@@ -540,17 +543,24 @@ CLAIMS = [
      "still needs one step per token.", "kv-cache.md"),
     ("C003-35", "003 S6", "cost", "Each generated token still recomputes attention with all history: "
      "O(N).", only_when("a KV cache is kept (then nothing is recomputed)"),
-     "Multiply-adds for one new token at N = {{ claims.cost.n_ctx }}, d = 64: {{ claims.cost.step_madds_cache }} "
-     "with a cache, {{ claims.cost.step_madds_nocache }} "
-     "recomputing "
-     "every row.", "kv-cache.md"),
+     "Multiply-adds for one new token at N = {{ claims.cost.n_ctx }}, d = 64, counted as the KV-cache chapter counts "
+     "a step (four projections, 4d², plus attention, 2Nd): {{ claims.cost.step_madds_layer_cache }} with a cache, "
+     "{{ claims.cost.step_madds_layer_nocache }} recomputing every row. Scores and weighted sum alone are "
+     "{{ claims.cost.step_madds_cache }} and {{ claims.cost.step_madds_nocache }}.", "kv-cache.md"),
     ("C003-45", "003 S8", "cost", "Self-attention completely removes the RNN's serial bottleneck.", FAILS,
      "Decoding stays one token at a time: \"the decoder then generates an output sequence … one element at a time\" "
      "(§3).",
      "kv-cache.md"),
     ("C000-82", "000 §6", "cost", "RNNs assume time order is causal; CNNs that nearby means related.", UNCHECKED, "A "
      "framing.", ""),
-    ("C000-85", "000 §6", "cost", "Future models may drop positional encodings.", UNCHECKED, "A prediction.", ""),
+    ("C000-85", "000 §6", "cost", "Positional encoding is hand-crafted feature engineering; future models may drop "
+     "it and learn positions from the token order.",
+     only_when("\"positional encoding\" means the sinusoids: learned tables and no encoding at all are already in use"),
+     "Not only a prediction. The paper itself tried learned position embeddings: Table 3 (E), {{ "
+     "claims.why.paper_dev_learned_pe }} against {{ claims.why.paper_dev_base }} BLEU with sinusoids; BERT and GPT-2 "
+     "learn their position tables. Without any encoding a causal mask still breaks permutation equivariance "
+     "(error {{ order_matters.permutation.mask_equivariance_error }}), and Haviv et al. 2022 train language models "
+     "with no positional encoding that still learn positional information.", "positional-encoding.md"),
     ("C000-86", "000 §6", "cost", "LLMs do not understand; they find the shortest path in vector "
      "space.", UNCHECKED, "An opinion.", ""),
     ("C003-01", "003 S1", "cost", "Self-attention is the heart of the Transformer.", UNCHECKED, "An opinion.", ""),
