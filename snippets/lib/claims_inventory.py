@@ -508,7 +508,8 @@ CLAIMS = [
      "A training question. Table 3 (A): 1 head {{ claims.why.paper_dev_one_head }} vs {{ claims.why.paper_dev_base "
      "}} BLEU with "
      "8. The 0.02 itself is common practice: BERT's `initializer_range` and the standard deviation GPT-2's "
-     "`model.py` draws its weights with, the attention output projection `c_proj` included. On this site's layer it "
+     "`model.py` draws its weights with, the attention output projection `c_proj` included (the GPT-2 paper also "
+     "scales residual layers by 1/√N, see transformer-block.md). On this site's layer it "
      "makes the output {{ debugging.heads.wo_small_gain }} times the size of the concatenated heads.",
      "debugging.md#w-o"),
     ("C000-69", "000 §5.2", "debugging", "Plot attention maps during training to debug.", UNCHECKED, "Advice.", ""),

@@ -217,3 +217,13 @@ def test_a_longer_key_at_a_wide_angle_outscores_the_self_score():
     assert "only if its projection is longer *and* points almost the same way" not in page
     assert ("A projection three times as long at $60^\\circ$ scores $3 \\cdot \\tfrac{1}{2} = 1.5$ against a "
             "self-score of $1$.") in page
+
+
+@pytest.mark.claim("With separate W_q and W_k the self-match rate is near chance at every width, within sampling "
+                   "noise of 1/L, not exactly at it")
+def test_separate_self_match_is_within_noise_of_chance():
+    values = published("queries_keys_values/self_match")
+    chance, n = 1 / 7, values["n_rows"]
+    noise = 3 * math.sqrt(chance * (1 - chance) / n)
+    assert values["separate_rate_min"] != values["separate_rate_max"]
+    assert chance - noise < values["separate_rate_min"] <= values["separate_rate_max"] < chance + noise

@@ -218,3 +218,17 @@ def test_notation_clashes_are_disclosed():
     notation = " ".join((REPO / "docs" / "notation.md").read_text(encoding="utf-8").split())
     assert "and the last time step of a recurrence in [Why attention](why-attention.md)" in notation
     assert "The same letter names the values $V$ below" in notation
+
+
+@pytest.mark.claim("One attention layer's gradient has no geometric trend with distance: a fitted line changes by "
+                   "a factor near 1 over the sequence, against a vanishing factor for the gain-1 RNN")
+def test_attention_gradient_trend_is_near_level_not_exactly_flat():
+    values = published("why_attention/rnn_gradient")
+    assert 0.5 < values["att_trend"] < 2 and values["rnn_trend"] < 1e-6
+    namespace = run_snippet("why_attention/rnn_gradient")
+    far = np.log(namespace["att_typical"][1:])
+    slope = np.polyfit(np.arange(1, len(far) + 1), far, 1)[0]
+    assert math.isclose(math.exp(slope * (len(far) - 1)), values["att_trend"], rel_tol=0.01)
+    assert values["att_trend"] != 1  # "does not depend on distance" was stronger than this
+    page = " ".join(PAGE.split())
+    assert "the attention gradient does not depend on distance" not in page
