@@ -120,8 +120,10 @@ CLAIMS = [
      "and aggregation are how that soft lookup is computed, not a different thing.", "queries-keys-values.md"),
     ("C000-58", "000 §4.2", "qkv", "q_i·k_i (self-match) is usually the largest score.", only_when("W_q = W_k"),
      "Untrained projections, {{ queries_keys_values.self_match.n_rows }} rows: the own position is the top key in "
-     "{{ queries_keys_values.self_match.separate_rate_d8 }} of rows with separate W_q, W_k (chance {{ queries_keys_values.self_match.chance }}), "
-     "in {{ queries_keys_values.self_match.tied_rate_d64 }} with W_q = W_k at d_k = 64.", "queries-keys-values.md"),
+     "{{ queries_keys_values.self_match.separate_rate_min }} to {{ queries_keys_values.self_match.separate_rate_max }} of rows "
+     "with separate W_q, W_k at every width from 2 to 64 (chance {{ queries_keys_values.self_match.chance }}), in "
+     "{{ queries_keys_values.self_match.tied_rate_d8 }} with W_q = W_k at d_k = 8 and "
+     "{{ queries_keys_values.self_match.tied_rate_d64 }} at d_k = 64.", "queries-keys-values.md"),
     ("C000-60", "000 §4.2", "qkv", "\"cat\" attends to \"mat\" because of corpus statistics stored in W_k and "
      "W_v.", FAILS,
      "The seed's weights are random and untrained (no corpus), and W_v cannot change the pattern: redrawing W_v "
@@ -198,7 +200,8 @@ CLAIMS = [
      "Unscaled, the seed's exp overflows (largest score {{ scaled_dot_product.seed_claims.s000_max_unscaled_score }}): "
      "{{ scaled_dot_product.seed_claims.s000_nan_rows }} of {{ scaled_dot_product.seed_claims.s000_rows }} rows are NaN, and at least "
      "{{ scaled_dot_product.seed_claims.robust_min_nan_rows }} in each of {{ scaled_dot_product.seed_claims.robust_seeds }} draws. A stable "
-     "softmax gives {{ scaled_dot_product.seed_claims.s000_one_hot_rows_unscaled }} rows that are exactly one-hot.",
+     "softmax gives {{ scaled_dot_product.seed_claims.s000_one_hot_rows_unscaled }} rows that are one-hot to float64 "
+     "rounding: the top weight rounds to 1.",
      "scaled-dot-product.md"),
     ("C000-22", "000 §2.3", "scaling", "Adding / √d_k immediately makes the weights smooth and trainable.", FAILS,
      "In the seed's code, with the scale: score std {{ scaled_dot_product.seed_claims.s000_scaled_score_std }}; over "
@@ -246,8 +249,10 @@ CLAIMS = [
      "brings unit-variance scores at d_k = 64 to std {{ claims.scaling.temperature_std }}.", "softmax.md"),
     # ---------------------------------------------------------------- positions and order
     ("C000-24", "000 §3.1", "positions", "Without position information attention cannot tell word orders "
-     "apart.", HOLDS,
-     "Permuting the input permutes the output exactly (error {{ order_matters.permutation.equivariance_error }}).", "order-matters.md"),
+     "apart.", only_when("there is no causal mask either"),
+     "Without a mask, permuting the input permutes the output (error {{ order_matters.permutation.equivariance_error }}); "
+     "a causal mask alone breaks that (error {{ order_matters.permutation.mask_equivariance_error }}), as in C000-83.",
+     "order-matters.md"),
     ("C000-25", "000 §3.1", "positions", "Position is a separate, learnable feature dimension hard-coded into the "
      "word vector.", FAILS,
      "Sinusoidal encodings have no parameters (the seed's own loop equals the core's formula to "
@@ -495,8 +500,8 @@ CLAIMS = [
      "debugging.md#one-hot-weights"),
     ("C000-66", "000 §5.1", "debugging", "For NaN from exp overflow, clip scores to [−50, 50].", FAILS,
      "Clipping changes the weights: scores [120, 80, 60, 0] get top weight {{ debugging.nan.row_clipped_top }} instead of "
-     "{{ debugging.nan.row_exact_top }}, and {{ debugging.nan.clip_zero_grad_share }} of the clipped scores get zero "
-     "gradient; subtracting the max is exact ({{ debugging.nan.shift_error }}).", "debugging.md#nan-overflow"),
+     "{{ debugging.nan.row_exact_top }}, and {{ debugging.nan.clip_zero_grad_share }} of the scores, every clipped one, "
+     "get zero gradient; subtracting the max is exact ({{ debugging.nan.shift_error }}).", "debugging.md#nan-overflow"),
     ("C000-67", "000 §5.1", "debugging", "Over-attending to \"The\" comes from a too-large PE; normalise it by its "
      "max.", FAILS,
      "max |PE| = {{ debugging.first_token.pe_max }} already, so the fix changes the encoding by "
