@@ -264,3 +264,11 @@ def test_unscaled_runs_trail_in_accuracy_but_overlap_in_loss():
     assert "falls further for the scaled runs" not in page
     assert "the final losses of the two groups overlap" in page
     assert "every unscaled run is behind every scaled run in attention accuracy and in accuracy. In loss they overlap" in page
+
+
+@pytest.mark.claim("After the attention accuracy first reaches 0.95 it stays at 1.000 at every later evaluation, as "
+                   "the reference curve's alt text says")
+def test_reference_attention_accuracy_stays_at_one_after_crossing():
+    values = published("training/reference")
+    assert values["attention_min_after_95"] == 1.0
+    assert values["step_attention_at_1"] == values["step_attention_above_95"]

@@ -232,3 +232,12 @@ def test_attention_gradient_trend_is_near_level_not_exactly_flat():
     assert values["att_trend"] != 1  # "does not depend on distance" was stronger than this
     page = " ".join(PAGE.split())
     assert "the attention gradient does not depend on distance" not in page
+
+
+@pytest.mark.claim("Why attention says every word reads every other in one step only without a mask, and names the "
+                   "causal mask as the exception")
+def test_one_step_to_every_word_is_stated_for_no_mask():
+    page = " ".join(PAGE.split())
+    intuition = page.split("**The intuition.**")[1].split("##")[0]
+    assert "a decoder's [causal mask](masks.md), which comes later, limits that to the words before it" in intuition
+    assert "with no mask every weight is positive" in page
