@@ -272,3 +272,11 @@ def test_reference_attention_accuracy_stays_at_one_after_crossing():
     values = published("training/reference")
     assert values["attention_min_after_95"] == 1.0
     assert values["step_attention_at_1"] == values["step_attention_above_95"]
+
+
+@pytest.mark.claim("Without positions, every position gives itself less weight than it gives each other position "
+                   "(the largest self weight is below the smallest other weight), as 'than each of the others' says")
+def test_reverse_self_weight_is_below_every_other_weight():
+    values = published("training/reverse")
+    assert values["self_weight_max_no_pe"] < values["other_weight_min_no_pe"]
+    assert values["self_weight_no_pe"] <= values["self_weight_max_no_pe"]

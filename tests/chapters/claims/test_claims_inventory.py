@@ -127,3 +127,11 @@ def test_typed_numbers_in_the_prose_are_citations():
     assert "RNN rows of Table 2 score 24.6 (GNMT + RL) and 26.30 (its ensemble) on EN-DE" in flat
     assert "So 25.8 is the Transformer base model on the development set" in flat
     assert "The 28.4 is Transformer (big)" in flat
+
+
+def test_seed_000_rows_are_one_hot_to_four_decimals_as_the_page_says():
+    """The page said "every row is one-hot"; the scaled rows are one-hot to four decimals, not exactly."""
+    assert text("scaled_dot_product/seed_claims", "s000_smallest_row_max_scaled") == "1.0000"
+    assert v("scaled_dot_product/seed_claims", "s000_smallest_row_max_scaled") < 1  # not exactly one-hot
+    page = " ".join(PAGE.read_text(encoding="utf-8").split())
+    assert "so every row is one-hot" not in page and "one-hot to four decimals" in page
