@@ -105,11 +105,7 @@ def test_c000_75_unused_rows_of_a_learned_table_get_no_gradient():
 
 @claim("C000-24")
 def test_c000_24_order_is_invisible_only_without_a_causal_mask():
-    perm = [3, 0, 6, 1, 5, 2, 4]
-    out, _ = attend(X, W)
-    shuffled, _ = attend(X[perm], W)
-    np.testing.assert_allclose(shuffled, out[perm], rtol=1e-12, atol=1e-14)
-    masked, _ = attend(X, W, causal(7))
-    masked_shuffled, _ = attend(X[perm], W, causal(7))
-    assert np.abs(masked_shuffled - masked[perm]).max() > 0.1  # "holds" ignored the mask C000-83 names
+    perm = [3, 0, 6, 1, 5, 2, 4]  # equivariance without a mask: test_c003_36; with a causal mask it breaks
+    masked_gap = np.abs(attend(X[perm], W, causal(7))[0] - attend(X, W, causal(7))[0][perm]).max()
+    assert masked_gap > 0.1  # "holds" ignored the mask C000-83 names
     assert kind("C000-24") == kind("C000-83") == "holds only when"
