@@ -7,6 +7,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
 from lib.attention import causal_mask, scaled_dot_product_attention
+from lib.kv_decoder import macs_with_cache, macs_without_cache
 from lib.publish import value
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
@@ -26,3 +27,6 @@ n_ctx, d_head = 1000, 64
 value("n_ctx", n_ctx, "{:,}")
 value("step_madds_cache", 2 * n_ctx * d_head, "{:,}")  # N scores, then N weighted values
 value("step_madds_nocache", 2 * n_ctx * n_ctx * d_head, "{:,}")  # every row recomputed, projections aside
+# The whole step as the KV-cache chapter counts it: the four projections (4 d^2 per row) plus attention (2 N d).
+value("step_madds_layer_cache", int(macs_with_cache(n_ctx, d_head)), "{:,}")
+value("step_madds_layer_nocache", int(macs_without_cache(n_ctx, d_head)), "{:,}")

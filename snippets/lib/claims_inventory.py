@@ -120,8 +120,10 @@ CLAIMS = [
      "and aggregation are how that soft lookup is computed, not a different thing.", "queries-keys-values.md"),
     ("C000-58", "000 §4.2", "qkv", "q_i·k_i (self-match) is usually the largest score.", only_when("W_q = W_k"),
      "Untrained projections, {{ queries_keys_values.self_match.n_rows }} rows: the own position is the top key in "
-     "{{ queries_keys_values.self_match.separate_rate_d8 }} of rows with separate W_q, W_k (chance {{ queries_keys_values.self_match.chance }}), "
-     "in {{ queries_keys_values.self_match.tied_rate_d64 }} with W_q = W_k at d_k = 64.", "queries-keys-values.md"),
+     "{{ queries_keys_values.self_match.separate_rate_min }} to {{ queries_keys_values.self_match.separate_rate_max }} of rows "
+     "with separate W_q, W_k at every width from 2 to 64 (chance {{ queries_keys_values.self_match.chance }}), in "
+     "{{ queries_keys_values.self_match.tied_rate_d8 }} with W_q = W_k at d_k = 8 and "
+     "{{ queries_keys_values.self_match.tied_rate_d64 }} at d_k = 64.", "queries-keys-values.md"),
     ("C000-60", "000 §4.2", "qkv", "\"cat\" attends to \"mat\" because of corpus statistics stored in W_k and "
      "W_v.", FAILS,
      "The seed's weights are random and untrained (no corpus), and W_v cannot change the pattern: redrawing W_v "
@@ -198,7 +200,8 @@ CLAIMS = [
      "Unscaled, the seed's exp overflows (largest score {{ scaled_dot_product.seed_claims.s000_max_unscaled_score }}): "
      "{{ scaled_dot_product.seed_claims.s000_nan_rows }} of {{ scaled_dot_product.seed_claims.s000_rows }} rows are NaN, and at least "
      "{{ scaled_dot_product.seed_claims.robust_min_nan_rows }} in each of {{ scaled_dot_product.seed_claims.robust_seeds }} draws. A stable "
-     "softmax gives {{ scaled_dot_product.seed_claims.s000_one_hot_rows_unscaled }} rows that are exactly one-hot.",
+     "softmax gives {{ scaled_dot_product.seed_claims.s000_one_hot_rows_unscaled }} rows that are one-hot to float64 "
+     "rounding: the top weight rounds to 1.",
      "scaled-dot-product.md"),
     ("C000-22", "000 §2.3", "scaling", "Adding / √d_k immediately makes the weights smooth and trainable.", FAILS,
      "In the seed's code, with the scale: score std {{ scaled_dot_product.seed_claims.s000_scaled_score_std }}; over "
@@ -246,8 +249,10 @@ CLAIMS = [
      "brings unit-variance scores at d_k = 64 to std {{ claims.scaling.temperature_std }}.", "softmax.md"),
     # ---------------------------------------------------------------- positions and order
     ("C000-24", "000 §3.1", "positions", "Without position information attention cannot tell word orders "
-     "apart.", HOLDS,
-     "Permuting the input permutes the output exactly (error {{ order_matters.permutation.equivariance_error }}).", "order-matters.md"),
+     "apart.", only_when("there is no causal mask either"),
+     "Without a mask, permuting the input permutes the output (error {{ order_matters.permutation.equivariance_error }}); "
+     "a causal mask alone breaks that (error {{ order_matters.permutation.mask_equivariance_error }}), as in C000-83.",
+     "order-matters.md"),
     ("C000-25", "000 §3.1", "positions", "Position is a separate, learnable feature dimension hard-coded into the "
      "word vector.", FAILS,
      "Sinusoidal encodings have no parameters (the seed's own loop equals the core's formula to "
@@ -495,8 +500,8 @@ CLAIMS = [
      "debugging.md#one-hot-weights"),
     ("C000-66", "000 §5.1", "debugging", "For NaN from exp overflow, clip scores to [−50, 50].", FAILS,
      "Clipping changes the weights: scores [120, 80, 60, 0] get top weight {{ debugging.nan.row_clipped_top }} instead of "
-     "{{ debugging.nan.row_exact_top }}, and {{ debugging.nan.clip_zero_grad_share }} of the clipped scores get zero "
-     "gradient; subtracting the max is exact ({{ debugging.nan.shift_error }}).", "debugging.md#nan-overflow"),
+     "{{ debugging.nan.row_exact_top }}, and {{ debugging.nan.clip_zero_grad_share }} of the scores, every clipped one, "
+     "get zero gradient; subtracting the max is exact ({{ debugging.nan.shift_error }}).", "debugging.md#nan-overflow"),
     ("C000-67", "000 §5.1", "debugging", "Over-attending to \"The\" comes from a too-large PE; normalise it by its "
      "max.", FAILS,
      "max |PE| = {{ debugging.first_token.pe_max }} already, so the fix changes the encoding by "
@@ -507,7 +512,11 @@ CLAIMS = [
      "randn·0.02.", UNCHECKED,
      "A training question. Table 3 (A): 1 head {{ claims.why.paper_dev_one_head }} vs {{ claims.why.paper_dev_base "
      "}} BLEU with "
-     "8.", "debugging.md#w-o"),
+     "8. The 0.02 itself is common practice: BERT's `initializer_range` and the standard deviation GPT-2's "
+     "`model.py` draws its weights with, the attention output projection `c_proj` included (the GPT-2 paper also "
+     "scales residual layers by 1/√N, see transformer-block.md). On this site's layer it "
+     "makes the output {{ debugging.heads.wo_small_gain }} times the size of the concatenated heads.",
+     "debugging.md#w-o"),
     ("C000-69", "000 §5.2", "debugging", "Plot attention maps during training to debug.", UNCHECKED, "Advice.", ""),
     ("C000-70", "000 §5.2", "debugging", "A head stuck on padding means a PE or mask bug.", only_when("\"bug\" means "
      "the padding mask"),
@@ -540,17 +549,24 @@ CLAIMS = [
      "still needs one step per token.", "kv-cache.md"),
     ("C003-35", "003 S6", "cost", "Each generated token still recomputes attention with all history: "
      "O(N).", only_when("a KV cache is kept (then nothing is recomputed)"),
-     "Multiply-adds for one new token at N = {{ claims.cost.n_ctx }}, d = 64: {{ claims.cost.step_madds_cache }} "
-     "with a cache, {{ claims.cost.step_madds_nocache }} "
-     "recomputing "
-     "every row.", "kv-cache.md"),
+     "Multiply-adds for one new token at N = {{ claims.cost.n_ctx }}, d = 64, counted as the KV-cache chapter counts "
+     "a step (four projections, 4d², plus attention, 2Nd): {{ claims.cost.step_madds_layer_cache }} with a cache, "
+     "{{ claims.cost.step_madds_layer_nocache }} recomputing every row. Scores and weighted sum alone are "
+     "{{ claims.cost.step_madds_cache }} and {{ claims.cost.step_madds_nocache }}.", "kv-cache.md"),
     ("C003-45", "003 S8", "cost", "Self-attention completely removes the RNN's serial bottleneck.", FAILS,
      "Decoding stays one token at a time: \"the decoder then generates an output sequence … one element at a time\" "
      "(§3).",
      "kv-cache.md"),
     ("C000-82", "000 §6", "cost", "RNNs assume time order is causal; CNNs that nearby means related.", UNCHECKED, "A "
      "framing.", ""),
-    ("C000-85", "000 §6", "cost", "Future models may drop positional encodings.", UNCHECKED, "A prediction.", ""),
+    ("C000-85", "000 §6", "cost", "Positional encoding is hand-crafted feature engineering; future models may drop "
+     "it and learn positions from the token order.",
+     only_when("\"positional encoding\" means the sinusoids: learned tables and no encoding at all are already in use"),
+     "Not only a prediction. The paper itself tried learned position embeddings: Table 3 (E), {{ "
+     "claims.why.paper_dev_learned_pe }} against {{ claims.why.paper_dev_base }} BLEU with sinusoids; BERT and GPT-2 "
+     "learn their position tables. Without any encoding a causal mask still breaks permutation equivariance "
+     "(error {{ order_matters.permutation.mask_equivariance_error }}), and Haviv et al. 2022 train language models "
+     "with no positional encoding that still learn positional information.", "positional-encoding.md"),
     ("C000-86", "000 §6", "cost", "LLMs do not understand; they find the shortest path in vector "
      "space.", UNCHECKED, "An opinion.", ""),
     ("C003-01", "003 S1", "cost", "Self-attention is the heart of the Transformer.", UNCHECKED, "An opinion.", ""),

@@ -88,6 +88,19 @@ for d_k in (64, 1024):
 spread = [r[0] for r in results["scaled"]]
 value("scaled_max_weight_low", min(spread), "{:.3f}")
 value("scaled_max_weight_high", max(spread), "{:.3f}")
+# Scaled, the tiny widths differ: at d_k = 1 a row's scores are q times independent normals, spread |q|, not ~1.
+FLAT_FROM = 8
+wide = [r for d_k, r in zip(D_KS, results["scaled"]) if d_k >= FLAT_FROM]
+value("flat_from_dk", FLAT_FROM)
+value("scaled_max_weight_1", results["scaled"][0][0], "{:.3f}")
+value("scaled_max_weight_low_wide", min(r[0] for r in wide), "{:.3f}")
+value("scaled_max_weight_high_wide", max(r[0] for r in wide), "{:.3f}")
+value("scaled_entropy_1", results["scaled"][0][2], "{:.3f}")
+value("scaled_entropy_low_wide", min(r[2] for r in wide), "{:.3f}")
+value("scaled_entropy_high_wide", max(r[2] for r in wide), "{:.3f}")
+one_hot_rows = [round(r[1] * N_ROWS) for r in results["scaled"]]  # rows above 0.99, per d_k
+value("scaled_one_hot_rows_max", max(one_hot_rows))
+value("scaled_one_hot_none_from", min(d for d in D_KS if all(n == 0 for dd, n in zip(D_KS, one_hot_rows) if dd >= d)))
 
 fig, axes = plt.subplots(1, 3, num="saturation", figsize=(9, 3.4))
 panels = [  # title, measure index, reference lines (level, label)

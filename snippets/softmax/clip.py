@@ -65,6 +65,7 @@ h = 1e-4
 for name, clip, analytic in [("exact", False, grad_exact), ("clipped", True, grad_clipped)]:
     numeric = np.array([(loss(scores + h * e, clip) - loss(scores - h * e, clip)) / (2 * h) for e in np.eye(4)])
     value(f"fd_error_{name}", np.max(np.abs(numeric - analytic)), "{:.1e}")
+    value(f"fd_largest_{name}", np.max(np.abs(numeric)), "{:.2g}")  # clipped: 0, the loss does not move at all
 
 # Rows like the scores of unscaled or badly initialised attention: N(0, 120^2) entries, 6 keys.
 rng = np.random.default_rng(0)

@@ -73,6 +73,8 @@ value("final_accuracy", accuracies[-1], "{:.3f}")
 value("final_attention_accuracy", attention_accuracies[-1], "{:.3f}")
 value("start_attention_accuracy", attention_accuracies[0], "{:.3f}")
 value("step_attention_above_95", int(steps[np.argmax(attention_accuracies >= 0.95)]))
+value("attention_min_after_95", attention_accuracies[np.argmax(attention_accuracies >= 0.95):].min(), "{:.3f}")
+value("step_attention_at_1", int(steps[np.flatnonzero(attention_accuracies < 1)[-1] + 1]))  # 1.000 from here on
 dip = int(np.argmin(np.where(steps <= 30, attention_accuracies, np.inf)))  # the early low point
 value("dip_step", int(steps[dip]))
 value("dip_attention_accuracy", attention_accuracies[dip], "{:.3f}")

@@ -83,6 +83,8 @@ value("n_eval", len(eval_batch[0]))
 mean_no_pe = runs[False][1][STEPS]  # (L, L) mean weights without positions
 value("self_weight_no_pe", np.mean(np.diag(mean_no_pe)), "{:.3f}")
 value("other_weight_no_pe", (mean_no_pe.sum() - np.trace(mean_no_pe)) / (LENGTH * (LENGTH - 1)), "{:.3f}")
+value("self_weight_max_no_pe", np.diag(mean_no_pe).max(), "{:.3f}")  # the largest weight a position gives itself
+value("other_weight_min_no_pe", mean_no_pe[~np.eye(LENGTH, dtype=bool)].min(), "{:.3f}")  # the smallest it gives another
 value("target_weight_pe", np.mean(np.diag(runs[True][1][STEPS][:, ::-1])), "{:.2f}")
 
 

@@ -84,6 +84,8 @@ value("n_draws", n_draws)
 for kind, short in [("post-norm", "post"), ("pre-norm", "pre")]:
     value(f"{short}_first_over_last", grad_x[kind][0] / grad_x[kind][-1], "{:.2f}")
     value(f"{short}_w2_change", grad_w2[kind][-1] / grad_w2[kind][0], "{:.2f}")
+    value(f"{short}_spread", max(grad_x[kind]) / min(grad_x[kind]), "{:.2f}")  # largest / smallest block
+    value(f"{short}_monotone", bool(np.all(np.diff(grad_x[kind]) < 0)))  # falls from every block to the next
 value("pre_rms_last", rms["pre-norm"][-1], "{:.1f}")
 value("depth_ratio", depths[-1] // depths[0])
 value("inverse_sqrt_depth_ratio", 1 / np.sqrt(depths[-1] / depths[0]), "{:.2f}")

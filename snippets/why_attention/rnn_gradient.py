@@ -94,6 +94,9 @@ value("rnn_gain3_d49", typical[3.0][49], "{:.1f}")
 far = att_typical[1:]  # every earlier position
 value("att_min", far.min(), "{:.3f}")
 value("att_max", far.max(), "{:.3f}")
+trend = np.polyfit(distance[1:], np.log(far), 1)[0]  # log-linear fit over distances 1 .. L-1
+value("att_trend", np.exp(trend * (L - 2)), "{:.2f}")  # fitted change from distance 1 to L-1
+value("rnn_trend", np.exp(slope * (L - 2)), "{:.0e}")  # the same for the gain-1 RNN
 value("crossing", int(np.argmax(typical[1.0] < far.min())))
 
 fig, ax = plt.subplots(num="gradient-vs-distance", figsize=(6.4, 4.2))

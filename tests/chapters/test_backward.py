@@ -231,3 +231,23 @@ def test_published_finite_difference_errors_are_small():
     assert published("backward/softmax")["rel_error_fd"] < TOLERANCE
     assert published("backward/softmax")["max_diff_full"] < 1e-15
     assert published("backward/paths")["max_diff_core"] < 1e-15
+
+
+@pytest.mark.claim("In the paths example every key of 'cat' has a positive weight, so every value gets gradient; "
+                   "a masked key (weight 0) gets none")
+def test_every_value_gets_gradient_unless_masked():
+    from support import REPO
+
+    from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+
+    x = embed(tokenize(SENTENCE))
+    q, k, v = (x @ w for w in projection_weights())
+    g = np.zeros((len(x), v.shape[1]))
+    g[1] = np.random.default_rng(2104).normal(size=v.shape[1])  # a loss on the output of "cat" only
+    _, _, d_v = scaled_dot_product_attention_backward(g, q, k, v)
+    assert (np.linalg.norm(d_v, axis=1) > 0).all()  # "a key that cat ignores" does not occur here
+    mask = causal_mask(len(x))
+    _, _, d_v_masked = scaled_dot_product_attention_backward(g, q, k, v, mask)
+    assert (np.linalg.norm(d_v_masked[2:], axis=1) == 0).all()  # keys after "cat" are masked for its row
+    page = " ".join((REPO / "docs" / "backward.md").read_text(encoding="utf-8").split())
+    assert 'A key that "cat" ignores gets no value gradient.' not in page

@@ -518,3 +518,18 @@ def test_resampling_positions_breaks_fast_dimensions():
         back = np.interp(positions, coarse_at, np.interp(coarse_at, positions, column))
         assert bound(np.abs(back - np.array(column)).max())
     assert value("debugging/positions", "resample_error_fast") > 1.0
+
+
+@pytest.mark.claim("Seed 000's troubleshooting table insists on sqrt(d_k) with d_k the single head's width, which "
+                   "its code already uses; the page no longer says the table hints at sqrt(d_model)")
+def test_the_seed_table_rules_out_d_model_and_its_code_already_divides_by_d_k():
+    from lib.claims_seeds import SEED_000_CODE
+    from support import section_output
+
+    assert "d_k = d_model // h" in SEED_000_CODE and "/ np.sqrt(d_k)" in SEED_000_CODE
+    lines = section_output("debugging/saturation", "seedfix").splitlines()
+    by_divisor = {line.split("divide by")[1].split(":")[0].strip(): float(line.split()[-1]) for line in lines}
+    assert by_divisor["sqrt(d_k)"] > 0.9 and by_divisor["sqrt(d_model)"] > 0.9  # one-hot rows either way
+    page = " ".join(PAGE.read_text(encoding="utf-8").split())
+    assert "as the seed's table hints" not in page
+    assert "insists that $d_k$ be the single head's width, not $d_{\\text{model}}$" in page

@@ -106,3 +106,13 @@ def test_every_stage_links_an_existing_chapter():
     for row in published_table("full_layer/batch", "shapes"):
         page = re.fullmatch(r"\[.+\]\(([a-z-]+\.md)\)", row["stage (links to its chapter)"]).group(1)
         assert (REPO / "docs" / page).is_file(), page
+
+
+@pytest.mark.claim("A batched sentence equals itself run alone up to rounding, not exactly, and the intuition says so")
+def test_batched_equals_alone_up_to_rounding_not_exactly():
+    from support import REPO, v
+
+    error = v("full_layer/batch", "alone_max_error")
+    assert 0 < error < 1e-12  # "exactly as if it had been run alone" was stronger than the data
+    page = " ".join((REPO / "docs" / "full-layer.md").read_text(encoding="utf-8").split())
+    assert "comes out as if it had been run alone, up to rounding" in page

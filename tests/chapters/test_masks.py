@@ -224,3 +224,16 @@ def test_hard_coded_mask_error():
     stdout = (GENERATED / "masks/seed_shape" / "stdout.txt").read_text(encoding="utf-8")
     assert "operands could not be broadcast together with shapes (5,5) (6,6)" in stdout
     assert "mask of shape (6, 6) does not broadcast to the scores' shape (5, 5)" in stdout
+
+
+@pytest.mark.claim("All three wrong masks leak in the leakage test (no 'only a test' claim), and the right one leaks 0")
+def test_the_leakage_test_catches_all_three_wrong_masks():
+    from support import REPO
+
+    values = published("masks/leakage")
+    assert values["causal_max_change"] == 0
+    for name in ("transposed_max_change", "off_by_one_max_change", "no_mask_max_change"):
+        assert values[name] > 0.5, name
+    page = " ".join((REPO / "docs" / "masks.md").read_text(encoding="utf-8").split())
+    assert "Only a test like this one catches them" not in page
+    assert "a test like this one catches all three" in page

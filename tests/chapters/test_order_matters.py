@@ -124,3 +124,12 @@ def test_concatenation_is_two_projections_added():
     np.testing.assert_allclose(np.hstack([x, pe]) @ np.vstack([w[:8], w[:8]]), (x + pe) @ w[:8], atol=1e-13)
     values = published("order_matters/add_vs_concat")
     assert max(values["concat_split_error"], values["tied_add_error"], values["four_term_error"]) < 1e-13
+
+
+@pytest.mark.claim("The intuition's 'the output is shuffled as the input was' is stated for no causal mask; with "
+                   "one, the equivariance error is of order 1")
+def test_intuition_names_the_causal_mask_exception():
+    assert published("order_matters/permutation")["mask_equivariance_error"] > 0.1
+    intuition = PAGE.split("**The intuition.**")[1].split("##")[0]
+    assert "as long as no [causal mask](masks.md)" in intuition
+    assert "shuffled exactly as the input was" not in intuition

@@ -188,3 +188,21 @@ def test_literature_quotes():
     assert "`max_position_embeddings` rows (512 by default)" in PAGE
     assert "`wte` with standard deviation 0.02 and `wpe` with 0.01" in PAGE
     assert "`h = tf.gather(wte, X) + tf.gather(wpe, positions_for(X, past_length))`" in PAGE
+
+
+@pytest.mark.claim("Shuffling the words only moves the output rows when every word may attend to every other; "
+                   "with a causal mask the rows change, and the question says so")
+def test_shuffle_moves_rows_only_without_a_causal_mask():
+    from support import W, X, attend, causal
+
+    order = np.random.default_rng(2103).permutation(len(X))
+    plain, _ = attend(X, W)
+    shuffled, _ = attend(X[order], W)
+    np.testing.assert_allclose(shuffled, plain[order], atol=1e-12)
+    masked, _ = attend(X, W, causal(len(X)))
+    masked_shuffled, _ = attend(X[order], W, causal(len(X)))
+    assert np.abs(masked_shuffled - masked[order]).max() > 0.1  # the old wording's "each word ... same row" fails
+    assert published("order_matters/permutation")["mask_equivariance_error"] > 0.1
+    question = " ".join(PAGE.split("**The intuition.**")[0].split())
+    assert "as long as every word may attend to every other, each word gets the same output row" in question
+    assert "a [causal mask](masks.md), which comes later, breaks it" in question

@@ -195,3 +195,35 @@ def test_disagreement_rate_recounted():
     cos = (qr @ kr.T) / np.outer(np.linalg.norm(qr, axis=1), np.linalg.norm(kr, axis=1))
     changed = [TOKENS[i] for i in range(len(TOKENS)) if by_dot[i] != int(np.argmax(cos[i]))]
     assert changed == ["on"] and values["running_disagree"] == 1
+
+
+@pytest.mark.claim("With tied projections a longer key outscores the self-score whenever ||x_j W|| cos(theta) > "
+                   "||x_i W||: three times as long at 60 degrees scores 1.5 against 1, far from 'the same way'")
+def test_a_longer_key_at_a_wide_angle_outscores_the_self_score():
+    from support import REPO
+
+    own = np.array([1.0, 0.0])
+    other = 3 * np.array([math.cos(math.pi / 3), math.sin(math.pi / 3)])
+    assert own @ own == 1.0 and math.isclose(own @ other, 1.5)
+    # over random pairs, the condition ||b|| cos > ||a|| decides the comparison exactly, at angles far from 0
+    rng = np.random.default_rng(2102)
+    a, b = rng.standard_normal((2, 5_000, 4))
+    na, nb = np.linalg.norm(a, axis=-1), np.linalg.norm(b, axis=-1)
+    cos = np.sum(a * b, axis=-1) / (na * nb)
+    wins = np.sum(a * b, axis=-1) > na**2
+    np.testing.assert_array_equal(wins, nb * cos > na)
+    assert (cos[wins] < 0.9).any()  # "points almost the same way" is not needed
+    page = " ".join((REPO / "docs" / "queries-keys-values.md").read_text(encoding="utf-8").split())
+    assert "only if its projection is longer *and* points almost the same way" not in page
+    assert ("A projection three times as long at $60^\\circ$ scores $3 \\cdot \\tfrac{1}{2} = 1.5$ against a "
+            "self-score of $1$.") in page
+
+
+@pytest.mark.claim("With separate W_q and W_k the self-match rate is near chance at every width, within sampling "
+                   "noise of 1/L, not exactly at it")
+def test_separate_self_match_is_within_noise_of_chance():
+    values = published("queries_keys_values/self_match")
+    chance, n = 1 / 7, values["n_rows"]
+    noise = 3 * math.sqrt(chance * (1 - chance) / n)
+    assert values["separate_rate_min"] != values["separate_rate_max"]
+    assert chance - noise < values["separate_rate_min"] <= values["separate_rate_max"] < chance + noise

@@ -440,3 +440,61 @@ def test_every_sdpa_snippet_is_on_the_page():
     markdown = CHAPTER.read_text(encoding="utf-8")
     for snippet in sorted(p.stem for p in (REPO / "snippets").glob("sdpa_*.py")):
         assert f'"snippets/{snippet}.py' in markdown, snippet
+
+
+# ---------------------------------------------------------------- third reading: wording no broader than the data
+
+
+def flat_page(path=CHAPTER):
+    """The page's text with values and includes left out and whitespace collapsed."""
+    return " ".join(without_references(path.read_text(encoding="utf-8")).split())
+
+
+@pytest.mark.claim("Dividing by sqrt(d_k) removes the growth with d_k for any component variance: the scaled "
+                   "variance is sigma_q^2 sigma_k^2 at every d_k, and 1 only for unit variance")
+def test_scaling_removes_the_growth_with_d_k_for_any_sigma():
+    rng = np.random.default_rng(2101)
+    for sigma in (0.1, 3.0):
+        ratios = []
+        for d_k in (1, 16, 256):
+            q, k = sigma * rng.standard_normal((2, 20_000, d_k))
+            ratios.append(np.var(np.sum(q * k, axis=-1) / math.sqrt(d_k)) / sigma**4)
+        # the old wording ("removes that growth, but only if ... unit-variance") says this fails for sigma != 1
+        assert max(ratios) / min(ratios) < 1.1, (sigma, ratios)
+        assert abs(np.mean(ratios) - 1) < 0.05
+    page = flat_page()
+    assert "removes that growth, but only if" not in page
+    assert "the scaled variance is $\\sigma_q^2\\sigma_k^2$ for every $d_k$. It is 1 only if" in page
+
+
+@pytest.mark.claim("Scaled, the mean largest weight still rises at the smallest d_k (d_k = 1 below the flat "
+                   "range from d_k = 8), and a row above 0.99 occurs only at d_k < 4")
+def test_scaled_saturation_is_flat_only_from_moderate_widths():
+    values = published("scaled_dot_product/saturation")
+    low, high = values["scaled_max_weight_low_wide"], values["scaled_max_weight_high_wide"]
+    assert values["scaled_max_weight_1"] < low - 0.03  # "nothing depends on d_k" was broader than this
+    assert high - low < 0.02 and values["flat_from_dk"] == 8
+    assert values["scaled_entropy_1"] > values["scaled_entropy_high_wide"] + 0.05
+    assert values["scaled_one_hot_rows_max"] >= 1  # "no row passes 0.99" was false at d_k = 1 and 2
+    assert values["scaled_one_hot_none_from"] == 4
+    # an independent sample agrees: d_k = 1 sits below d_k = 64
+    rng = np.random.default_rng(2110)
+    means = {}
+    for d_k in (1, 64):
+        q, k = rng.standard_normal((20_000, 1, d_k)), rng.standard_normal((20_000, 7, d_k))
+        means[d_k] = softmax((q @ np.swapaxes(k, -1, -2))[:, 0, :] / math.sqrt(d_k), axis=-1).max(axis=-1).mean()
+    assert means[64] - means[1] > 0.03
+    assert "nothing depends on $d_k$" not in flat_page()
+
+
+@pytest.mark.claim("The 'no gradient to W_q' share in the seed-claims table is measured on random sentences at seed "
+                   "000's sizes and init, without the seed's causal mask and positional encoding, and says so")
+def test_dead_sentence_share_names_its_setup():
+    from lib.claims_seeds import SEED_000_CODE
+
+    assert "np.triu" in SEED_000_CODE and "pos_enc" in SEED_000_CODE  # the seed's code masks and adds positions
+    source = (REPO / "snippets" / "scaled_dot_product" / "init.py").read_text(encoding="utf-8")
+    assert "mask" not in source and "positional" not in source and "sinusoid" not in source
+    row = next(line for line in CHAPTER.read_text(encoding="utf-8").splitlines()
+               if line.startswith("| with the scaling the weights become smooth"))
+    assert "random sentences with no mask and no positional encoding" in row

@@ -145,3 +145,17 @@ def test_clipping_changes_weights_and_kills_the_gradient():
     assert values["grad_norm_clipped"] < 1e-20
     assert values["tv_distance"] == pytest.approx(2 / 3, abs=1e-12)
     assert 0.3 < values["many_mean_tv"] < 0.5
+
+
+@pytest.mark.claim("Through the clip, finite differences of the loss are exactly 0: the published 'error' of the "
+                   "clipped gradient is the whole gradient, so it shows the gradient is near zero, not confirmed")
+def test_clipped_finite_differences_show_zero_not_a_confirmation():
+    from support import REPO, text
+
+    values = published("softmax/clip")
+    assert values["fd_largest_clipped"] == 0.0
+    assert text("softmax/clip", "fd_error_clipped") == text("softmax/clip", "grad_norm_clipped")
+    assert values["fd_error_exact"] < 1e-8 * values["grad_norm_exact"]
+    page = " ".join((REPO / "docs" / "softmax.md").read_text(encoding="utf-8").split())
+    assert "confirm both gradients" not in page
+    assert "cannot confirm its one nonzero entry" in page

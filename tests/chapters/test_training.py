@@ -248,3 +248,36 @@ def test_the_chinese_descriptions_quote_the_same_numbers(snippet):
     assert number.findall(values["checkpoint_description_zh"]) == number.findall(values["checkpoint_description"])
     chinese = (REPO / "docs-zh" / "training.md").read_text(encoding="utf-8")
     assert (snippet, "checkpoint_description_zh") in read_page(chinese).values
+
+
+@pytest.mark.claim("Without the scale every run ends behind every scaled run in accuracy and attention accuracy, "
+                   "but not in loss: the best unscaled loss is below the worst scaled one, as the page says")
+def test_unscaled_runs_trail_in_accuracy_but_overlap_in_loss():
+    from support import published_table
+
+    rows = published_table("training/scaling", "final")
+    group = {name: [r for r in rows if r["attention"] == name] for name in ("scaled", "unscaled")}
+    for column in ("accuracy", "attention accuracy"):
+        assert max(float(r[column]) for r in group["unscaled"]) < min(float(r[column]) for r in group["scaled"])
+    # the old alt text ("the loss falls further for the scaled runs") and "every ... behind every" in loss fail here
+    assert min(float(r["loss"]) for r in group["unscaled"]) < max(float(r["loss"]) for r in group["scaled"])
+    page = " ".join((REPO / "docs" / "training.md").read_text(encoding="utf-8").split())
+    assert "falls further for the scaled runs" not in page
+    assert "the final losses of the two groups overlap" in page
+    assert "every unscaled run is behind every scaled run in attention accuracy and in accuracy. In loss they overlap" in page
+
+
+@pytest.mark.claim("After the attention accuracy first reaches 0.95 it stays at 1.000 at every later evaluation, as "
+                   "the reference curve's alt text says")
+def test_reference_attention_accuracy_stays_at_one_after_crossing():
+    values = published("training/reference")
+    assert values["attention_min_after_95"] == 1.0
+    assert values["step_attention_at_1"] == values["step_attention_above_95"]
+
+
+@pytest.mark.claim("Without positions, every position gives itself less weight than it gives each other position "
+                   "(the largest self weight is below the smallest other weight), as 'than each of the others' says")
+def test_reverse_self_weight_is_below_every_other_weight():
+    values = published("training/reverse")
+    assert values["self_weight_max_no_pe"] < values["other_weight_min_no_pe"]
+    assert values["self_weight_no_pe"] <= values["self_weight_max_no_pe"]

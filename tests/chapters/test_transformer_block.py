@@ -134,3 +134,16 @@ def test_depth_scaling_published():
     assert 0.7 < values["post_w2_change"] < 1.4
     assert values["pre_first_over_last"] > 2  # pre-norm: larger gradients near the input
     assert 0.5 < values["post_first_over_last"] < 2  # post-norm: about flat
+
+
+@pytest.mark.claim("Pre-norm's gradient falls from every block to the next; post-norm's varies within a narrower "
+                   "band (largest / smallest block) than pre-norm's, as the page quantifies")
+def test_per_block_gradient_bands_as_worded():
+    from support import REPO
+
+    values = published("transformer_block/gradients")
+    assert values["pre_monotone"] is True and values["post_monotone"] is False  # "falls steadily" vs a band
+    assert 1 < values["post_spread"] < values["pre_spread"]
+    assert values["pre_spread"] == values["pre_first_over_last"]  # monotone: the ends are the extremes
+    page = " ".join((REPO / "docs" / "transformer-block.md").read_text(encoding="utf-8").split())
+    assert "stays within a narrow band" not in page and "narrower band" in page

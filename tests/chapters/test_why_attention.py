@@ -205,3 +205,39 @@ def test_literature_corrections_are_quoted_exactly():
     # Section 6.1 prose of the LaTeX source says 41.0 for EN-FR; Table 2 says 41.8
     assert "gives 41.0 for the big English-to-French model while Table 2 gives 41.8" in text
     assert "3 times faster" in text and "is not in the paper" in text
+
+
+@pytest.mark.claim("Why attention announces w_ij and v_j before the chapters that teach them, says its T is the last "
+                   "time step; Notation discloses the two uses of T and of V")
+def test_notation_clashes_are_disclosed():
+    page = " ".join(PAGE.split())
+    assert ("Here $w_{ij}$ is the weight word $i$ gives word $j$ and $v_j$ is what word $j$ passes on, its value; "
+            "you will see both built later") in page
+    assert page.index("Here $w_{ij}$ is the weight") < page.index("Start a signal at the first word")
+    assert "Here $T$ is the last time step" in page and "as a temperature, in [Softmax](softmax.md)" in page
+    notation = " ".join((REPO / "docs" / "notation.md").read_text(encoding="utf-8").split())
+    assert "and the last time step of a recurrence in [Why attention](why-attention.md)" in notation
+    assert "The same letter names the values $V$ below" in notation
+
+
+@pytest.mark.claim("One attention layer's gradient has no geometric trend with distance: a fitted line changes by "
+                   "a factor near 1 over the sequence, against a vanishing factor for the gain-1 RNN")
+def test_attention_gradient_trend_is_near_level_not_exactly_flat():
+    values = published("why_attention/rnn_gradient")
+    assert 0.5 < values["att_trend"] < 2 and values["rnn_trend"] < 1e-6
+    namespace = run_snippet("why_attention/rnn_gradient")
+    far = np.log(namespace["att_typical"][1:])
+    slope = np.polyfit(np.arange(1, len(far) + 1), far, 1)[0]
+    assert math.isclose(math.exp(slope * (len(far) - 1)), values["att_trend"], rel_tol=0.01)
+    assert values["att_trend"] != 1  # "does not depend on distance" was stronger than this
+    page = " ".join(PAGE.split())
+    assert "the attention gradient does not depend on distance" not in page
+
+
+@pytest.mark.claim("Why attention says every word reads every other in one step only without a mask, and names the "
+                   "causal mask as the exception")
+def test_one_step_to_every_word_is_stated_for_no_mask():
+    page = " ".join(PAGE.split())
+    intuition = page.split("**The intuition.**")[1].split("##")[0]
+    assert "a decoder's [causal mask](masks.md), which comes later, limits that to the words before it" in intuition
+    assert "with no mask every weight is positive" in page

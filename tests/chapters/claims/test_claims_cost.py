@@ -18,3 +18,36 @@ def test_c003_35_per_token_cost_with_and_without_a_cache():
     n, d = v("claims/cost", "n_ctx"), 64
     assert v("claims/cost", "step_madds_cache") == 2 * n * d and v("claims/cost", "step_madds_nocache") == n * v("claims/cost", "step_madds_cache")
     assert kind("C003-35") == "holds only when"
+
+
+@claim("C003-35")
+def test_c003_35_counts_the_whole_step_as_the_kv_cache_chapter_does():
+    from support import published_table
+
+    n, d = v("claims/cost", "n_ctx"), 64
+    step = 4 * d * d + 2 * n * d  # projections and attention, the KV-cache chapter's accounting
+    assert v("claims/cost", "step_madds_layer_cache") == step == 144_384
+    assert v("claims/cost", "step_madds_layer_nocache") == n * step
+    # the old evidence quoted only the attention part as the cost of a token
+    assert v("claims/cost", "step_madds_cache") < step
+    per_step = {row["step t"]: row for row in published_table("kv_cache/cost", "per_step")}
+    t = 1024
+    assert int(per_step[str(t)]["with cache"]) == 4 * d * d + 2 * t * d  # same formula on the other page
+    from support import INVENTORY
+
+    evidence = INVENTORY["C003-35"]["evidence"]
+    assert "counted as the KV-cache chapter counts a step" in evidence and "alone are" in evidence
+
+
+@claim("C000-85")
+def test_c000_85_learned_and_absent_positions_are_measured_or_cited_on_the_site():
+    from support import INVENTORY, REPO
+
+    assert kind("C000-85") == "holds only when"
+    assert abs(v("claims/why", "paper_dev_learned_pe") - v("claims/why", "paper_dev_base")) < 0.15
+    assert v("order_matters/permutation", "mask_equivariance_error") > 0.1
+    evidence = INVENTORY["C000-85"]["evidence"]
+    assert "Haviv et al. 2022" in evidence and "BERT and GPT-2" in evidence
+    order_matters = (REPO / "docs" / "order-matters.md").read_text(encoding="utf-8")
+    positional = (REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8")
+    assert "Haviv et al. (2022)" in order_matters and "learned token and position tables" in positional

@@ -71,3 +71,26 @@ def test_c000_79_distance_penalty_moves_weight_far():
         s -= grad
     assert mean_distance(s) > mean_distance(logits) + 0.3
     assert v("claims/debugging", "mean_distance_after") > v("claims/debugging", "mean_distance_before") and kind("C000-79") == "holds"
+
+
+@claim("C000-68")
+def test_c000_68_names_where_the_0_02_comes_from():
+    from support import INVENTORY, REPO
+
+    assert kind("C000-68") == "cannot be checked here"  # whether it fixes training is still a training question
+    evidence = INVENTORY["C000-68"]["evidence"]
+    assert "BERT's `initializer_range`" in evidence and "`c_proj` included" in evidence
+    positional = " ".join((REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8").split())
+    assert "standard deviation 0.02 (`initializer_range`)" in positional  # the site's own citation of BERT
+    assert v("debugging/heads", "wo_small_gain") < 1  # the measured effect the evidence quotes
+
+
+@claim("C000-66")
+def test_c000_66_the_zero_gradient_share_is_of_all_scores_and_is_the_clipped_ones():
+    from support import INVENTORY, run_snippet
+
+    namespace = run_snippet("debugging/nan")
+    scores, d_scores = namespace["scores"], namespace["d_scores"]
+    np.testing.assert_array_equal(d_scores == 0, np.abs(scores) >= 50)  # zero gradient exactly where clipped
+    assert math.isclose(v("debugging/nan", "clip_zero_grad_share"), np.mean(np.abs(scores) >= 50))
+    assert "of the scores, every clipped one, get zero gradient" in INVENTORY["C000-66"]["evidence"]

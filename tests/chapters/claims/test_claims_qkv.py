@@ -110,3 +110,14 @@ def test_g01_every_head_sees_every_feature():
     head0 = lambda x: (x @ w_q)[:, :4]  # noqa: E731  head 0 of 2 = the first 4 columns
     assert np.abs(head0(nudged) - head0(X)).max() > 0.01
     assert kind("G-01") == "does not hold"
+
+
+@claim("C000-58")
+def test_c000_58_quotes_separate_and_tied_rates_at_stated_widths():
+    from support import INVENTORY
+
+    evidence = INVENTORY["C000-58"]["evidence"]
+    # the separate rate was quoted at d_k = 8 next to the tied rate at d_k = 64; now each width is named
+    assert "separate_rate_min" in evidence and "separate_rate_max" in evidence and "at every width" in evidence
+    assert "tied_rate_d8 }} with W_q = W_k at d_k = 8" in evidence
+    assert v("queries_keys_values/self_match", "tied_rate_d8") < v("queries_keys_values/self_match", "tied_rate_d64")

@@ -118,3 +118,13 @@ def test_g04_scale_is_a_temperature():
     t = math.sqrt(64)
     assert softmax_row(list(s / t)) == pytest.approx([math.exp(a / t) / sum(math.exp(b / t) for b in s) for a in s])
     assert kind("G-04") == "holds"
+
+
+@claim("C000-21")
+def test_c000_21_stable_rows_are_one_hot_to_rounding_as_the_chapter_says():
+    from support import INVENTORY, REPO
+
+    evidence = INVENTORY["C000-21"]["evidence"]
+    assert "exactly one-hot" not in evidence and "one-hot to float64 rounding" in evidence
+    chapter = " ".join((REPO / "docs" / "scaled-dot-product.md").read_text(encoding="utf-8").split())
+    assert "one-hot to within float64 rounding" in chapter  # the two pages now say the same
