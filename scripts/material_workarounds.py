@@ -48,7 +48,9 @@ TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
 MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and its stylesheet's selector for them
 WRAPPED_TABLE = "data-table"
 TABLE_WRAPPER = re.compile(r'\{class:"md-typeset__scrollwrap"\},\w+\("div",\{class:"md-typeset__table"\}')
-PALETTE_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
+# A whole rule, every selector of it below [data-md-color-switching]; anything else is not the rule it drops.
+PALETTE_SWITCHING_RULE = re.compile(r"(?<![^}])\[data-md-color-switching\][^,{}]*(?:,\[data-md-color-switching\][^,{}]*)*"
+                                    r"\{[^{}]*\}")
 CODE_BLOCK, CODE = '<div class="highlight">', "<pre><span></span><code>"
 HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
 COLOR_SCHEME_META = re.compile(r'\w+\("meta",\{name:"color-scheme"\}\);document\.head\.appendChild\(')
