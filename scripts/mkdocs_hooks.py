@@ -38,8 +38,10 @@ from scripts.pipeline.notebooks import notebook_script  # noqa: E402
 from scripts.pipeline.project import Project  # noqa: E402
 
 try:
-    from scripts import material_workarounds  # noqa: E402
-except ModuleNotFoundError:  # deleted: the site builds without them, slower
+    import scripts.material_workarounds as material_workarounds  # noqa: E402
+except ModuleNotFoundError as missing:  # deleted: the site builds without them, slower
+    if missing.name != "scripts.material_workarounds":
+        raise
     material_workarounds = None
 
 _serving = False

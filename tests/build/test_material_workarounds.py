@@ -158,7 +158,7 @@ def test_make_site_fails_naming_the_workaround_when_materials_palette_stylesheet
     assert result.returncode != 0
     assert re.search(r"Material workaround keep_page_loads_from_restyling_twice .*the rule on "
                      rf"\[data-md-color-switching\] is not in {re.escape(str(package))}/templates/assets/stylesheets/"
-                     r"palette\.\w+\.min\.css", result.stderr), result.stderr[-3000:]
+                     r"palette\.\w+\.min\.css", result.stdout + result.stderr), result.stderr[-3000:]
 
 
 def repository_copy(target):
