@@ -27,6 +27,8 @@ were written for.
 - site_css (docs/assets/stylesheets/site.css): the root takes the palette's colour scheme from
   <body data-md-color-scheme> (the meta early_script keeps out said it), and the blocks of
   ``.md-content__inner`` are skipped off screen (``content-visibility``).
+- search_dialog_name (docs/assets/javascripts/site.js): Material's search dialog (``.md-search``) gets the
+  accessible name of its search box (``.md-search__input``, whose aria-label Material words in the page's language).
 """
 
 import re
@@ -42,7 +44,7 @@ OVERRIDES = Path(__file__).resolve().parents[1] / "overrides"
 WRITTEN_FOR = "9.8."  # the Material versions these workarounds were written against and checked on
 WORKAROUNDS = ("tables_in_scroll_wrappers", "style_wrapped_tables_as_material_does",
                "keep_page_loads_from_restyling_twice", "code_reachable_by_keyboard", "drop_head_alternates",
-               "early_script", "language_selector", "site_css")
+               "early_script", "language_selector", "site_css", "search_dialog_name")
 
 TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
 MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and its stylesheet's selector for them
@@ -55,6 +57,7 @@ CODE_BLOCK, CODE = '<div class="highlight">', "<pre><span></span><code>"
 HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
 COLOR_SCHEME_META = re.compile(r'\w+\("meta",\{name:"color-scheme"\}\);document\.head\.appendChild\(')
 BODY_SCHEME = re.compile(r"<body [^>]*data-md-color-scheme=")
+SEARCH_INPUT = re.compile(r'class="md-search".*<input [^>]*class="md-search__input"[^>]*aria-label=', re.DOTALL)
 TEMPLATE_COMMENT = re.compile(r"\A\{#-.*?-#\}\n", re.DOTALL)
 URL_FILTERED_LINK, LINK_AS_GIVEN = "{{ alt.link | url }}", "{{ alt.link }}"
 
@@ -118,6 +121,9 @@ def check_targets(material=MATERIAL, overrides=OVERRIDES):
             "the language selector overrides/partials/alternate.html was forked from", material / "partials" / "alternate.html")
     require("site_css", 'class="md-content__inner' in templates and BODY_SCHEME.search(templates),
             "the .md-content__inner and <body data-md-color-scheme> that site.css styles", base)
+    search = (material / "partials" / "search.html")
+    require("search_dialog_name", SEARCH_INPUT.search(search.read_text(encoding="utf-8")),
+            'the dialog class="md-search" and its box class="md-search__input" with an aria-label', search)
 
 
 def tables_in_scroll_wrappers(page_html):

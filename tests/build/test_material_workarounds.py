@@ -16,7 +16,7 @@ from scripts import material_workarounds as workarounds
 from scripts.material_workarounds import MATERIAL, TargetMissing
 
 # The files of Material the guards read, relative to its templates folder.
-TARGETS = ["base.html", "partials/header.html", "partials/alternate.html", "assets/javascripts/bundle.*.min.js",
+TARGETS = ["base.html", "partials/header.html", "partials/alternate.html", "partials/search.html", "assets/javascripts/bundle.*.min.js",
            "assets/stylesheets/main.*.min.css", "assets/stylesheets/palette.*.min.css"]
 
 
@@ -68,6 +68,7 @@ GONE = {
                            '{% include "partials/languages.html" %}'),
                           ("partials/alternate.html", 'class="md-select__link"', 'class="md-select__link" rel="x"')],
     "site_css": [("base.html", 'class="md-content__inner', 'class="md-content__body')],
+    "search_dialog_name": [("partials/search.html", 'class="md-search__input"', 'class="md-search__query"')],
 }
 
 
