@@ -51,8 +51,8 @@ MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and
 WRAPPED_TABLE = "data-table"
 TABLE_WRAPPER = re.compile(r'\{class:"md-typeset__scrollwrap"\},\w+\("div",\{class:"md-typeset__table"\}')
 # A whole rule, every selector of it below [data-md-color-switching]; anything else is not the rule it drops.
-PALETTE_SWITCHING_RULE = re.compile(r"(?<![^}])\[data-md-color-switching\][^,{}]*(?:,\[data-md-color-switching\][^,{}]*)*"
-                                    r"\{[^{}]*\}")
+SWITCHING = r"\[data-md-color-switching\][^,{}]*"
+PALETTE_SWITCHING_RULE = re.compile(rf"(?<![^}}]){SWITCHING}(?:,{SWITCHING})*\{{[^{{}}]*\}}")
 CODE_BLOCK, CODE = '<div class="highlight">', "<pre><span></span><code>"
 HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
 COLOR_SCHEME_META = re.compile(r'\w+\("meta",\{name:"color-scheme"\}\);document\.head\.appendChild\(')
@@ -100,7 +100,8 @@ def check_targets(material=MATERIAL, overrides=OVERRIDES):
             "wrapper", bundle_path)
     require("style_wrapped_tables_as_material_does", MATERIAL_TABLE in main_path.read_text(encoding="utf-8"),
             f"a rule for {MATERIAL_TABLE}", main_path)
-    require("keep_page_loads_from_restyling_twice", PALETTE_SWITCHING_RULE.search(palette_path.read_text(encoding="utf-8")),
+    palette = palette_path.read_text(encoding="utf-8")
+    require("keep_page_loads_from_restyling_twice", PALETTE_SWITCHING_RULE.search(palette),
             "the rule on [data-md-color-switching]", palette_path)
     require("code_reachable_by_keyboard", '"content.lazy"' in bundle, "the feature content.lazy", bundle_path)
     require("drop_head_alternates", f'<link rel="alternate" href="{URL_FILTERED_LINK}" hreflang=' in templates,
@@ -115,13 +116,14 @@ def check_targets(material=MATERIAL, overrides=OVERRIDES):
     header = material / "partials" / "header.html"
     require("language_selector", '{% include "partials/alternate.html" %}' in header.read_text(encoding="utf-8"),
             "the include of partials/alternate.html", header)
-    original = TEMPLATE_COMMENT.sub("", (material / "partials" / "alternate.html").read_text(encoding="utf-8"))
+    selector = material / "partials" / "alternate.html"
+    original = TEMPLATE_COMMENT.sub("", selector.read_text(encoding="utf-8"))
     fork = TEMPLATE_COMMENT.sub("", (overrides / "partials" / "alternate.html").read_text(encoding="utf-8"))
     require("language_selector", original.replace(URL_FILTERED_LINK, LINK_AS_GIVEN) == fork,
-            "the language selector overrides/partials/alternate.html was forked from", material / "partials" / "alternate.html")
+            "the language selector overrides/partials/alternate.html was forked from", selector)
     require("site_css", 'class="md-content__inner' in templates and BODY_SCHEME.search(templates),
             "the .md-content__inner and <body data-md-color-scheme> that site.css styles", base)
-    search = (material / "partials" / "search.html")
+    search = material / "partials" / "search.html"
     require("search_dialog_name", SEARCH_INPUT.search(search.read_text(encoding="utf-8")),
             'the dialog class="md-search" and its box class="md-search__input" with an aria-label', search)
 

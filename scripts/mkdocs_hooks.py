@@ -25,6 +25,7 @@ Without scripts/material_workarounds.py (and overrides/partials/early_script.htm
 only slower.
 """
 
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,7 @@ except ModuleNotFoundError as missing:  # deleted: the site builds without them,
         raise
     material_workarounds = None
 
+log = logging.getLogger("mkdocs.hooks")
 _serving = False
 _alternate_roots = []
 _chinese_build = None  # the editions.ChineseBuild running beside this (English) build
@@ -66,7 +68,7 @@ def on_pre_build(config):
     timed-out snippet is reported and the site keeps serving. Then the English build starts the Chinese one."""
     global _chinese_build
     if _serving and subprocess.run([sys.executable, "-m", "scripts.pipeline", "build"], cwd=ROOT).returncode != 0:
-        chapter_markdown.log.warning("some snippets failed; their pages show the previous outputs (see the messages above)")
+        log.warning("some snippets failed; their pages show the previous outputs (see the messages above)")
     if editions.ChineseBuild.wanted(config):
         _chinese_build = editions.ChineseBuild(config)
 
@@ -93,7 +95,7 @@ def on_page_content(html, page, config, files):
         html = fast_pages.chapter_content(html, page.url, config["docs_dir"])
         return material_workarounds.page_content(html) if material_workarounds else html
     except (ValueError, FileNotFoundError) as error:  # fast_pages.MathError is a ValueError
-        chapter_markdown.log.warning(f"{page.file.src_path}: {error}")
+        log.warning(f"{page.file.src_path}: {error}")
         return html
 
 
