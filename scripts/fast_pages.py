@@ -1,25 +1,19 @@
-"""What makes pages fast on a phone, applied to each page's HTML at build time.
+"""What makes pages fast on a phone: plain functions over a page's HTML and over the built site, whatever the theme
+or the generator (scripts/mkdocs_hooks.py calls them; a post-build step could). The workarounds of Material's own
+markup, stylesheets and scripts are in scripts/material_workarounds.py.
 
 - Math is rendered to KaTeX HTML (and MathML for screen readers) by pykatex, so pages ship KaTeX's CSS and fonts
   but none of its JavaScript: the arithmatex output of chapters (``\\(...\\)``, ``\\[...\\]``) and the ``$...$``
   math in notebook Markdown cells. A formula KaTeX cannot parse is an error naming the page.
 - Pages with math preload every KaTeX font their formulas use (found from the rules of KaTeX's own stylesheet), so
   no formula is laid out first with a fallback font and then shifted when its font arrives.
-- Each KaTeX font keeps only the glyphs of the characters the site's formulas draw (every formula is rendered
-  into the pages at build time), so a phone downloads a fraction of each font.
-- Every Markdown table is built inside the scrolling wrapper Material's script would move it into after load (a
-  move that restyled the whole table, 1,471 elements on the notation page), marked so the script leaves it be;
-  Material's stylesheet styles the marked tables as its own. The wrapper takes the keyboard focus (it may scroll
-  sideways), and the browser can skip it off screen like any other block.
+- Each KaTeX font keeps only the glyphs of the characters the site's formulas draw (read from the built pages,
+  where every formula is rendered), so a phone downloads a fraction of each font.
 - Figures get their width and height (from the SVG file) so the page does not jump while they load; every figure
   after a page's first loads lazily.
 - Notebook pages inline JupyterLab's whole stylesheet (about 590 KB, thousands of rules the browser would match
   against every element); each page keeps only the rules whose selectors name classes it has.
-- Material's palette stylesheet stops transitions below an attribute its script sets on <body> and removes
-  again at every page load; the browser restyles the whole page for each change. That one rule is dropped, so
-  a switch between light and dark fades the colours (Material's own short transitions) instead.
-- Material sets up code blocks as they scroll into view (``content.lazy``), so each one is made focusable here,
-  where it may scroll sideways, instead of by Material's script at load.
+- Notebook code cells may scroll sideways, so each one takes the keyboard focus.
 - The page's scripts (Material's bundle, then site.js) are deferred: they run in order once the page is parsed,
   in a task of their own. A script at the end of <body> runs inside the parser's last task; Material's bundle
   reads the layout as it starts, so that task also laid out the whole page, a long task after the first paint.
@@ -49,24 +43,18 @@ MATHJAX_LOADER = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax config
 IMAGE = re.compile(r"<img ([^>]*?)/?>")
 SRC = re.compile(r'\bsrc="([^"]+)"')
 CODE_BLOCK = '<div class="highlight">'
-CODE = "<pre><span></span><code>"
+NOTEBOOK_CODE = '<div class="highlight-ipynb'
 SVG_LENGTH = re.compile(r"^([\d.]+)(pt|px)?$")
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
 KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
 PRELOADED_FONT = re.compile(r'<link rel="preload" href="[^"]*/fonts/(KaTeX_[\w-]+\.woff2)"')
 KATEX_CSS = Path(__file__).resolve().parents[1] / "docs" / "assets" / "katex" / "katex.min.css"
-PALETTE_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
-TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
 EXTERNAL_SCRIPT = re.compile(r'<script src="([^"]+\.js)"></script>')
-MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and its stylesheet's selector for them
-WRAPPED_TABLE = "data-table"
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
 VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 ROOT_BELOW_AN_ELEMENT = re.compile(r"\S\s*[\s>+~]\s*:root")  # `.jupyter-wrapper :root`: :root has no ancestor
 
-
-FORMULA_CHARACTERS = set()  # every character the formulas rendered by this process draw (filled by katex())
 
 
 class MathError(ValueError):
@@ -92,18 +80,23 @@ class _DrawnMath(HTMLParser):
             self.characters.update(data)
 
 
+def drawn_characters(page_html):
+    """The characters the KaTeX formulas of a page draw (their visible part, not the TeX in their MathML)."""
+    start = page_html.find('<span class="katex-html"')
+    if start < 0:
+        return set()
+    drawn = _DrawnMath()
+    drawn.feed(page_html[start:])
+    return drawn.characters
+
+
 @functools.lru_cache(maxsize=None)
 def katex(tex, display):
-    """KaTeX's HTML for one formula, or MathError saying which formula failed and why. The characters it draws
-    join FORMULA_CHARACTERS."""
+    """KaTeX's HTML for one formula, or MathError saying which formula failed and why."""
     try:
-        rendered = pykatex.renderToString(tex, displayMode=display, throwOnError=True)
+        return pykatex.renderToString(tex, displayMode=display, throwOnError=True)
     except pykatex.ParseError as error:
         raise MathError(f"KaTeX cannot render {tex!r}: {error}") from None
-    drawn = _DrawnMath()
-    drawn.feed(rendered)
-    FORMULA_CHARACTERS.update(drawn.characters)
-    return rendered
 
 
 def render_math(page_html):
@@ -183,7 +176,7 @@ def svg_size(path):
     return round(float(view_box[2])), round(float(view_box[3]))
 
 
-def size_images(page_html, page_url, files):
+def size_images(page_html, page_url, docs_dir):
     """Give every SVG figure its width and height; every image after the first loads lazily."""
     count = 0
 
@@ -193,10 +186,10 @@ def size_images(page_html, page_url, files):
         count += 1
         src = SRC.search(attributes)
         if src and src.group(1).endswith(".svg") and " width=" not in f" {attributes}":
-            file = files.get_file_from_path(posixpath.normpath(posixpath.join(posixpath.dirname(page_url), src.group(1))))
-            if file is None:
+            path = Path(docs_dir, posixpath.normpath(posixpath.join(posixpath.dirname(page_url), src.group(1))))
+            if not path.is_file():
                 raise FileNotFoundError(f"figure {src.group(1)} is not in the site")
-            width, height = svg_size(file.abs_src_path)
+            width, height = svg_size(path)
             attributes += f' width="{width}" height="{height}"'
         if count > 1 and "loading=" not in attributes:
             attributes += ' loading="lazy"'
@@ -260,18 +253,33 @@ def _parsed_css(css):
     return tuple(parsed(tinycss2.parse_stylesheet(css, skip_whitespace=True, skip_comments=True)))
 
 
-def tables_in_scroll_wrappers(page_html):
-    """Put each Markdown table (a bare ``<table>``) in Material's scrolling wrapper, as its script would after load,
-    with a class that keeps the script's hands off it (it wraps only ``table:not([class])``)."""
-    return TABLE.sub(lambda m: '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table">'
-                               f'<table class="{WRAPPED_TABLE}">{m.group(1)}</table></div></div>', page_html)
 
 
-def code_reachable_by_keyboard(page_html):
-    """Code and output blocks may scroll sideways, so each one is focusable (axe: scrollable-region-focusable).
-    Material's script does this only for the blocks it has set up, and with ``content.lazy`` it sets up a block
-    when it scrolls into view (then drops the tabindex again where nothing overflows)."""
-    return page_html.replace(CODE, '<pre><span></span><code tabindex="0">')
+
+
+def chapter_content(page_html, page_url, docs_dir):
+    """A chapter's content: math rendered, figures sized, code kept out of search."""
+    return leave_out_of_search(size_images(render_math(page_html), page_url, docs_dir))
+
+
+def notebook_content(page_html, page_url, docs_dir):
+    """A notebook page's content: Markdown cells' math rendered, figures sized, code cells focusable."""
+    page_html = page_html.replace(NOTEBOOK_CODE, '<div tabindex="0" class="highlight-ipynb')
+    return size_images(render_notebook_math(page_html), page_url, docs_dir)
+
+
+def finish_page(page_html, notebook):
+    """The whole page: a notebook page keeps only the CSS rules that can match it; pages with math preload its
+    fonts; scripts are deferred."""
+    if notebook:
+        page_html = drop_unused_css(page_html)
+    return defer_scripts(preload_math_fonts(page_html))
+
+
+def finish_site(site_dir):
+    """The built site: fonts cut down to the glyphs the formulas draw, the search index written compactly."""
+    compact_search_index(site_dir)
+    keep_only_the_glyphs_the_formulas_draw(site_dir)
 
 
 def leave_out_of_search(page_html):
@@ -279,36 +287,25 @@ def leave_out_of_search(page_html):
     return page_html.replace(CODE_BLOCK, '<div class="highlight" data-search-exclude>')
 
 
-def keep_page_loads_from_restyling_twice(site_dir):
-    """Drop the palette stylesheet's rule keyed on <body data-md-color-switching>."""
-    for path in sorted(Path(site_dir, "assets", "stylesheets").glob("palette.*.css")):
-        css = path.read_text(encoding="utf-8")
-        path.write_text(PALETTE_SWITCHING_RULE.sub("", css), encoding="utf-8")
 
 
-def style_wrapped_tables_as_material_does(site_dir):
-    """Extend each of Material's rules for bare tables to the tables wrapped at build time (same specificity)."""
-    wrapped = f":is(:not([class]),.{WRAPPED_TABLE})"
-    for path in sorted(Path(site_dir, "assets", "stylesheets").glob("main.*.min.css")):
-        css = path.read_text(encoding="utf-8")
-        if MATERIAL_TABLE not in css and f"table{wrapped}" not in css:
-            raise ValueError(f"{path} has no rule for {MATERIAL_TABLE}: Material styles its tables another way now")
-        path.write_text(css.replace(MATERIAL_TABLE, f"table{wrapped}"), encoding="utf-8")
 
 
 def keep_only_the_glyphs_the_formulas_draw(site_dir):
     """Cut each KaTeX font that the site's pages preload down to the characters their formulas draw (the formulas
-    rendered by this build); the fonts no page asks for are never downloaded and stay as KaTeX ships them."""
+    its pages show); the fonts no page asks for are never downloaded and stay as KaTeX ships them."""
     site = Path(site_dir)
-    preloaded = set()
+    preloaded, drawn = set(), set()
     for page in site.rglob("*.html"):
-        preloaded.update(PRELOADED_FONT.findall(page.read_text(encoding="utf-8")))
+        page_html = page.read_text(encoding="utf-8")
+        preloaded.update(PRELOADED_FONT.findall(page_html))
+        drawn.update(drawn_characters(page_html))
     options = subset.Options(layout_features=["*"], name_IDs=["*"], notdef_outline=True, hinting=False)
     for name in sorted(preloaded):
         path = site / "assets" / "katex" / "fonts" / name
         font = TTFont(path, recalcTimestamp=False)  # the same fonts from the same formulas, byte for byte
         subsetter = subset.Subsetter(options)
-        subsetter.populate(unicodes=[code for code in font.getBestCmap() if chr(code) in FORMULA_CHARACTERS])
+        subsetter.populate(unicodes=[code for code in font.getBestCmap() if chr(code) in drawn])
         subsetter.subset(font)
         font.flavor = "woff2"
         font.save(path)

@@ -1,4 +1,5 @@
-"""Build-time page work: math rendered by KaTeX, figures sized from their SVG, code kept out of search."""
+"""Build-time page work: math rendered by KaTeX, figures sized from their SVG, code kept out of search (the
+workarounds of Material's internals: test_material_workarounds.py)."""
 
 import re
 
@@ -20,10 +21,14 @@ def test_chapter_math_becomes_katex_html_with_mathml_and_leaves_no_tex_behind():
     assert "\\(" not in html and "\\[" not in html
 
 
-def test_rendering_a_formula_records_the_characters_it_draws_not_its_tex():
-    fast_pages.katex("\\beta_{\\mathrm{hop}} \\leq 7", False)
-    assert {"β", "≤", "7", "h", "o", "p"} <= fast_pages.FORMULA_CHARACTERS
-    assert "\\" not in fast_pages.FORMULA_CHARACTERS and "{" not in fast_pages.FORMULA_CHARACTERS  # the TeX in MathML
+def test_a_page_draws_the_characters_of_its_formulas_not_their_tex():
+    formula = fast_pages.katex("\\beta_{\\mathrm{hop}} \\leq 7", False)
+    page = f"<p>prose</p>{formula}<p>after</p>"
+    drawn = fast_pages.drawn_characters(page)
+    assert {"β", "≤", "7", "h", "o", "p"} <= drawn
+    assert "\\" not in drawn and "{" not in drawn  # the TeX in MathML
+    assert not {"r", "s", "a", "f"} & drawn  # the prose around the formula
+    assert fast_pages.drawn_characters("<p>no math</p>") == set()
 
 
 def test_a_formula_katex_cannot_parse_is_an_error_that_quotes_it():
@@ -100,51 +105,14 @@ def test_pages_with_math_preload_the_katex_fonts_their_formulas_use():
     assert fast_pages.preload_math_fonts(head + "<p>no math</p>") == head + "<p>no math</p>"
 
 
-def test_the_palette_rule_that_restyles_every_page_load_is_dropped_and_nothing_else(tmp_path):
-    stylesheets = tmp_path / "assets" / "stylesheets"
-    stylesheets.mkdir(parents=True)
-    css = ("[data-md-color-scheme=slate]{--md-hue:232}"
-           "[data-md-color-switching] *,[data-md-color-switching] :after{transition-duration:0s!important}"
-           ".md-header{color:red}")
-    (stylesheets / "palette.0123abcd.min.css").write_text(css)
-    fast_pages.keep_page_loads_from_restyling_twice(tmp_path)
-    assert (stylesheets / "palette.0123abcd.min.css").read_text() == "[data-md-color-scheme=slate]{--md-hue:232}.md-header{color:red}"
 
 
-def test_each_markdown_table_is_built_in_materials_scrolling_wrapper_which_takes_the_focus():
-    page = "<p>a</p>\n<table>\n<tr><td>1</td></tr>\n</table>\n<p>b</p>\n<table>\n<tr><td>2</td></tr>\n</table>"
-    wrapper = '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table"><table class="data-table">'
-    assert fast_pages.tables_in_scroll_wrappers(page) == (
-        f"<p>a</p>\n{wrapper}\n<tr><td>1</td></tr>\n</table></div></div>\n<p>b</p>\n"
-        f"{wrapper}\n<tr><td>2</td></tr>\n</table></div></div>"
-    )
 
 
-def test_materials_rules_for_bare_tables_reach_the_wrapped_ones_once(tmp_path):
-    stylesheets = tmp_path / "assets" / "stylesheets"
-    stylesheets.mkdir(parents=True)
-    css = ".md-typeset table:not([class]){font-size:.64rem}@media print{.md-typeset table:not([class]){display:table}}"
-    (stylesheets / "main.0123abcd.min.css").write_text(css)
-    rewritten = (".md-typeset table:is(:not([class]),.data-table){font-size:.64rem}"
-                 "@media print{.md-typeset table:is(:not([class]),.data-table){display:table}}")
-    for _ in range(2):  # mkdocs serve rebuilds into the same directory
-        fast_pages.style_wrapped_tables_as_material_does(tmp_path)
-        assert (stylesheets / "main.0123abcd.min.css").read_text() == rewritten
 
 
-def test_a_material_stylesheet_without_rules_for_bare_tables_is_an_error(tmp_path):
-    stylesheets = tmp_path / "assets" / "stylesheets"
-    stylesheets.mkdir(parents=True)
-    (stylesheets / "main.0123abcd.min.css").write_text(".md-typeset table.data{font-size:.64rem}")
-    with pytest.raises(ValueError, match=r"main\.0123abcd\.min\.css has no rule for table:not\(\[class\]\)"):
-        fast_pages.style_wrapped_tables_as_material_does(tmp_path)
 
 
-def test_every_code_block_can_take_the_keyboard_focus():
-    page = '<div class="highlight"><pre><span></span><code>x = 1\n</code></pre></div><p><code>inline</code></p>'
-    assert fast_pages.code_reachable_by_keyboard(page) == (
-        '<div class="highlight"><pre><span></span><code tabindex="0">x = 1\n</code></pre></div><p><code>inline</code></p>'
-    )
 
 
 def test_external_scripts_are_deferred_in_their_order_and_inline_ones_are_left_alone():

@@ -1,5 +1,6 @@
 // Site behaviour: one accessibility fix to Material. (Math is rendered at build time; tables, display formulas and
-// code blocks, which may scroll sideways, get their tabindex at build time too: scripts/fast_pages.py.)
+// code blocks, which may scroll sideways, get their tabindex at build time too: scripts/fast_pages.py and
+// scripts/material_workarounds.py, whose guard search_dialog_name checks the classes this fix uses.)
 // Material swaps pages without reloading (document$), so the fix is applied on every page change.
 
 // Material's search dialog has no accessible name (axe: aria-dialog-name); give it its search box's own,

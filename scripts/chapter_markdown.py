@@ -1,0 +1,88 @@
+"""What a chapter's Markdown gets before MkDocs renders it: generated tables and snippet values inlined, the
+chapter's notebook links and provenance footer appended, the ledger's tables filled in.
+
+In a chapter, ``{{ chapter.what.value_name }}`` becomes the text that ``publish.value("value_name", ...)``
+produced in snippets/chapter/what.py. A reference to a missing snippet or value is a warning, so ``mkdocs build
+--strict`` fails on it.
+"""
+
+import logging
+
+from scripts import provenance
+from scripts.ledger import claims_table, values_table
+from scripts.pipeline.notebooks import chapter_snippets
+from scripts.pipeline.published import table, values
+from scripts.pipeline.references import chapter_folder, substitute_tables, substitute_values
+from scripts.pipeline.tables import markdown_table
+
+log = logging.getLogger("mkdocs.hooks.values")
+LEDGER_CLAIMS, LEDGER_VALUES = "<!-- ledger:claims -->", "<!-- ledger:values -->"
+NOTEBOOK_BOX = {
+    "en": """
+
+!!! example "Run this chapter yourself"
+    Every snippet of this chapter, in reading order, is also a notebook:
+    [the notebook with its outputs](notebooks/{stem}.ipynb) ·
+    <a href="../notebooks/{stem}/{stem}.ipynb" download>download .ipynb</a> ·
+    <a href="../notebooks/{stem}/{stem}.py" download>download .py</a>.
+    Or run any snippet alone: `python snippets/{folder}/<name>.py`.
+""",
+    "zh": """
+
+!!! example "自己运行本章"
+    本章的每个代码片段按阅读顺序组成一个笔记本：
+    [带输出的笔记本](notebooks/{stem}.ipynb) ·
+    <a href="../notebooks/{stem}/{stem}.ipynb" download>下载 .ipynb</a> ·
+    <a href="../notebooks/{stem}/{stem}.py" download>下载 .py</a>。
+    也可以单独运行任何一个代码片段：`python snippets/{folder}/<name>.py`。
+""",
+}
+
+
+def inline_values(markdown, project, page_name):
+    """Replace every {{ chapter.what.value }} in ``markdown``; warn about each one that does not exist."""
+    cache = {}
+
+    def replace(snippet, name, written):
+        published = cache.setdefault(snippet, values(snippet, project))
+        if name not in published:
+            log.warning(f"{page_name}: no value '{name}' published by snippets/{snippet}.py ({written})")
+            return f"**[missing value {snippet}.{name}]**"
+        return published[name]["text"]
+
+    return substitute_values(markdown, replace)
+
+
+def expand_tables(markdown, project):
+    """Render each whole-line include of a published table from its data, so values its cells quote get inlined."""
+
+    def render(snippet, name):
+        try:
+            published = table(snippet, name, project)
+        except KeyError:
+            return None  # pymdownx.snippets reports the missing file
+        return markdown_table(published["header"], published["rows"]).rstrip("\n")
+
+    return substitute_tables(markdown, render)
+
+
+def notebook_box(markdown, stem, language):
+    """The chapter's links to its generated notebook, for chapters that include snippets."""
+    return NOTEBOOK_BOX[language].format(stem=stem, folder=chapter_folder(stem)) if chapter_snippets(markdown) else ""
+
+
+def chapter(markdown, project, src_path, depth, language, repo_blob):
+    """A chapter's Markdown with everything it quotes inlined and its notebook links and footer appended;
+    ``depth`` is how many folders deep its page is served."""
+    stem = src_path[: -len(".md")]
+    snippets = provenance.page_snippets(markdown)
+    markdown = expand_tables(markdown, project)  # a table may quote values: {{ chapter.what.value }}
+    markdown = inline_values(markdown, project, src_path) + notebook_box(markdown, stem, language)
+    if snippets:
+        try:
+            markdown += provenance.footer(snippets, project.generated, project.root, depth, repo_blob, language)
+        except FileNotFoundError as error:
+            log.warning(f"{src_path}: {error}")
+    if LEDGER_CLAIMS in markdown:
+        markdown = markdown.replace(LEDGER_CLAIMS, claims_table(project)).replace(LEDGER_VALUES, values_table(project))
+    return markdown

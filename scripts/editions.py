@@ -1,0 +1,67 @@
+"""The site's two editions: the English one (mkdocs.yml, docs/) builds the Chinese one (mkdocs.zh.yml, docs-zh/)
+beside it and moves it into <site>/zh/; each page's language switch points at the same page in the other edition.
+
+The Chinese edition is built by the generator that builds the English one (MkDocs, or ProperDocs, which aliases
+the ``mkdocs`` package to itself), in a second process started as the English build begins.
+"""
+
+import logging
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import mkdocs
+from mkdocs.exceptions import Abort
+
+CHINESE_CONFIG = "mkdocs.zh.yml"
+GENERATOR = mkdocs.__name__  # "mkdocs", or "properdocs" when ProperDocs runs this build
+log = logging.getLogger("mkdocs.hooks.editions")
+
+
+def edition(config):
+    """The edition being built: "zh" for the Chinese one, else "en" (also for a theme without a language)."""
+    return "zh" if "language" in config.theme and config.theme["language"] == "zh" else "en"
+
+
+def language_switch(roots, page_url):
+    """``extra.alternate`` for one page: each entry (given relative to its edition's root, ``roots``) pointed at
+    this page in that edition, relative to this page, so it works under any version folder
+    (overrides/partials/alternate.html renders the links as given)."""
+    up = "../" * page_url.count("/")
+    return [{**root, "link": (up + root["link"].removeprefix("./") + page_url) or "./"} for root in roots]
+
+
+class ChineseBuild:
+    """The Chinese edition building in a second process, into a scratch folder (the English build is about to
+    empty its site folder), with the English build's strictness."""
+
+    def __init__(self, config):
+        chinese = Path(config.config_file_path).with_name(CHINESE_CONFIG)
+        self.scratch = Path(tempfile.mkdtemp(prefix="site-zh-"))
+        command = [sys.executable, "-m", GENERATOR, "build", "-f", str(chinese), "-d", str(self.scratch)]
+        self.process = subprocess.Popen(command + (["--strict"] if config.strict else []), cwd=chinese.parent)
+
+    @staticmethod
+    def wanted(config):
+        """The English build of a tree that has a Chinese edition."""
+        return edition(config) == "en" and Path(config.config_file_path).with_name(CHINESE_CONFIG).exists()
+
+    def finish(self, target, serving):
+        """Wait for the build and move it into ``target``; a failure stops the English build, or while serving
+        is reported and leaves the Chinese edition out."""
+        if self.process.wait() != 0:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            if not serving:
+                raise Abort(f"the Chinese edition ({CHINESE_CONFIG}) failed to build: see its messages above")
+            log.warning("the Chinese edition failed to build; /zh/ is missing from this build (see the messages above)")
+            return
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.move(self.scratch, target)
+
+    def stop(self):
+        """The English build failed: stop the Chinese one and drop its scratch folder."""
+        self.process.kill()
+        self.process.wait()
+        shutil.rmtree(self.scratch, ignore_errors=True)

@@ -1,0 +1,177 @@
+"""Every workaround of Material for MkDocs' internals, in one place, each with a guard on its target.
+
+The site works without them, only slower: delete this module and overrides/partials/early_script.html and it
+still builds and renders (tests/build/test_material_workarounds.py builds it so). Each workaround rewrites
+something Material generates (its markup, its compiled stylesheets) or relies on how its bundle behaves, so each
+has a guard: when its target is missing from the installed Material, the build stops with TargetMissing, which
+names the workaround and the target. check_version() stops the build on a Material other than the one they
+were written for.
+
+- tables_in_scroll_wrappers / style_wrapped_tables_as_material_does: every Markdown table is built inside the
+  scrolling wrapper Material's script would move it into after load (a move that restyled the whole table, 1,471
+  elements on the notation page), marked so the script leaves it be; Material's rules for bare tables in
+  main.*.min.css are extended to the marked ones. The wrapper takes the keyboard focus (it may scroll sideways).
+- keep_page_loads_from_restyling_twice: palette.*.min.css stops transitions below an attribute Material's script
+  sets on <body> and removes again at every page load; the browser restyles the whole page for each change. That
+  rule is dropped, so a switch between light and dark fades the colours (Material's short transitions) instead.
+- code_reachable_by_keyboard: with ``content.lazy`` Material sets up a code block (and gives it its tabindex)
+  only when it scrolls into view, so each block is made focusable at build time.
+- drop_head_alternates: the <link rel="alternate" hreflang> Material puts in the head makes its script fetch
+  sitemap.xml beside each edition and send the language switch to the other edition's home page (our sitemaps
+  list nothing without a site_url); the hooks point the switch at the same page instead.
+- early_script (overrides/partials/early_script.html, in the head): marks <html> as scripted before the body is
+  parsed, keeps out the <meta name="color-scheme"> Material's palette script adds (each of those restyled the
+  whole page), and holds the search index request (an XMLHttpRequest) until the reader opens search.
+- language_selector (overrides/partials/alternate.html): Material's language selector with each link used as the
+  hooks made it (relative to the page), not passed through MkDocs' ``url`` filter again.
+- site_css (docs/assets/stylesheets/site.css): the root takes the palette's colour scheme from
+  <body data-md-color-scheme> (the meta early_script keeps out said it), and the blocks of
+  ``.md-content__inner`` are skipped off screen (``content-visibility``).
+- search_dialog_name (docs/assets/javascripts/site.js): Material's search dialog (``.md-search``) gets the
+  accessible name of its search box (``.md-search__input``, whose aria-label Material words in the page's language).
+"""
+
+import re
+from importlib.metadata import version
+from pathlib import Path
+
+import material
+
+from mkdocs.exceptions import Abort
+
+MATERIAL = Path(material.__file__).parent / "templates"
+OVERRIDES = Path(__file__).resolve().parents[1] / "overrides"
+WRITTEN_FOR = "9.8."  # the Material versions these workarounds were written against and checked on
+WORKAROUNDS = ("tables_in_scroll_wrappers", "style_wrapped_tables_as_material_does",
+               "keep_page_loads_from_restyling_twice", "code_reachable_by_keyboard", "drop_head_alternates",
+               "early_script", "language_selector", "site_css", "search_dialog_name")
+
+TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
+MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and its stylesheet's selector for them
+WRAPPED_TABLE = "data-table"
+TABLE_WRAPPER = re.compile(r'\{class:"md-typeset__scrollwrap"\},\w+\("div",\{class:"md-typeset__table"\}')
+# A whole rule, every selector of it below [data-md-color-switching]; anything else is not the rule it drops.
+SWITCHING = r"\[data-md-color-switching\][^,{}]*"
+PALETTE_SWITCHING_RULE = re.compile(rf"(?<![^}}]){SWITCHING}(?:,{SWITCHING})*\{{[^{{}}]*\}}")
+CODE_BLOCK, CODE = '<div class="highlight">', "<pre><span></span><code>"
+HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
+COLOR_SCHEME_META = re.compile(r'\w+\("meta",\{name:"color-scheme"\}\);document\.head\.appendChild\(')
+BODY_SCHEME = re.compile(r"<body [^>]*data-md-color-scheme=")
+SEARCH_INPUT = re.compile(r'class="md-search".*<input [^>]*class="md-search__input"[^>]*aria-label=', re.DOTALL)
+TEMPLATE_COMMENT = re.compile(r"\A\{#-.*?-#\}\n", re.DOTALL)
+URL_FILTERED_LINK, LINK_AS_GIVEN = "{{ alt.link | url }}", "{{ alt.link }}"
+
+
+class TargetMissing(Abort):
+    """A workaround's target is not in the installed Material: the workaround would silently do nothing."""
+
+
+def require(workaround, found, target, where):
+    if not found:
+        raise TargetMissing(f"Material workaround {workaround} (scripts/material_workarounds.py): {target} is not in "
+                            f"{where}; Material changed under it: adapt the workaround or delete it")
+
+
+def check_version(installed=None):
+    """Stop unless the installed Material is one the workarounds were written for."""
+    installed = installed or version("mkdocs-material")
+    if not installed.startswith(WRITTEN_FOR):
+        raise TargetMissing(f"mkdocs-material {installed} is installed, but the workarounds in "
+                            f"scripts/material_workarounds.py ({', '.join(WORKAROUNDS)}) were written for "
+                            f"{WRITTEN_FOR}x: check each against the new Material, then update WRITTEN_FOR")
+
+
+def asset(material, pattern, workaround):
+    """The one file of Material's assets that matches ``pattern`` (its name carries a content hash)."""
+    found = sorted((material / "assets").glob(pattern))
+    require(workaround, len(found) == 1, f"one file {pattern}", material / "assets")
+    return found[0]
+
+
+def check_targets(material=MATERIAL, overrides=OVERRIDES):
+    """Every target the workarounds rely on, in Material's templates, compiled stylesheets and script bundle."""
+    base = material / "base.html"
+    bundle_path = asset(material, "javascripts/bundle.*.min.js", "early_script")
+    main_path = asset(material, "stylesheets/main.*.min.css", "style_wrapped_tables_as_material_does")
+    palette_path = asset(material, "stylesheets/palette.*.min.css", "keep_page_loads_from_restyling_twice")
+    templates, bundle = base.read_text(encoding="utf-8"), bundle_path.read_text(encoding="utf-8")
+    require("tables_in_scroll_wrappers", f'"{MATERIAL_TABLE}"' in bundle, f"the selector {MATERIAL_TABLE}", bundle_path)
+    require("tables_in_scroll_wrappers", TABLE_WRAPPER.search(bundle), "the md-typeset__scrollwrap > md-typeset__table "
+            "wrapper", bundle_path)
+    require("style_wrapped_tables_as_material_does", MATERIAL_TABLE in main_path.read_text(encoding="utf-8"),
+            f"a rule for {MATERIAL_TABLE}", main_path)
+    palette = palette_path.read_text(encoding="utf-8")
+    require("keep_page_loads_from_restyling_twice", PALETTE_SWITCHING_RULE.search(palette),
+            "the rule on [data-md-color-switching]", palette_path)
+    require("code_reachable_by_keyboard", '"content.lazy"' in bundle, "the feature content.lazy", bundle_path)
+    require("drop_head_alternates", f'<link rel="alternate" href="{URL_FILTERED_LINK}" hreflang=' in templates,
+            "the head's language alternates", base)
+    require("drop_head_alternates", "sitemap.xml" in bundle, "the sitemap.xml request", bundle_path)
+    require("early_script", "{% block extrahead %}" in templates, "the block extrahead", base)
+    require("early_script", 'class="no-js"' in templates and 'classList.remove("no-js")' in bundle
+            and 'classList.add("js-focus-visible")' in bundle, "the no-js and js-focus-visible classes", bundle_path)
+    require("early_script", COLOR_SCHEME_META.search(bundle), "the color-scheme meta appended to the head", bundle_path)
+    require("early_script", '"search/search_index.json"' in bundle and "new XMLHttpRequest" in bundle,
+            "the search index requested by XMLHttpRequest", bundle_path)
+    header = material / "partials" / "header.html"
+    require("language_selector", '{% include "partials/alternate.html" %}' in header.read_text(encoding="utf-8"),
+            "the include of partials/alternate.html", header)
+    selector = material / "partials" / "alternate.html"
+    original = TEMPLATE_COMMENT.sub("", selector.read_text(encoding="utf-8"))
+    fork = TEMPLATE_COMMENT.sub("", (overrides / "partials" / "alternate.html").read_text(encoding="utf-8"))
+    require("language_selector", original.replace(URL_FILTERED_LINK, LINK_AS_GIVEN) == fork,
+            "the language selector overrides/partials/alternate.html was forked from", selector)
+    require("site_css", 'class="md-content__inner' in templates and BODY_SCHEME.search(templates),
+            "the .md-content__inner and <body data-md-color-scheme> that site.css styles", base)
+    search = material / "partials" / "search.html"
+    require("search_dialog_name", SEARCH_INPUT.search(search.read_text(encoding="utf-8")),
+            'the dialog class="md-search" and its box class="md-search__input" with an aria-label', search)
+
+
+def tables_in_scroll_wrappers(page_html):
+    """Put each Markdown table (a bare ``<table>``) in Material's scrolling wrapper, as its script would after load,
+    with a class that keeps the script's hands off it (it wraps only ``table:not([class])``)."""
+    return TABLE.sub(lambda m: '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table">'
+                               f'<table class="{WRAPPED_TABLE}">{m.group(1)}</table></div></div>', page_html)
+
+
+def code_reachable_by_keyboard(page_html):
+    """Code and output blocks may scroll sideways, so each one is focusable (axe: scrollable-region-focusable).
+    Material's script does this only for the blocks it has set up, and with ``content.lazy`` it sets up a block
+    when it scrolls into view (then drops the tabindex again where nothing overflows)."""
+    require("code_reachable_by_keyboard", CODE_BLOCK not in page_html or CODE in page_html,
+            f"the code markup {CODE}", "a page with code blocks")
+    return page_html.replace(CODE, '<pre><span></span><code tabindex="0">')
+
+
+def drop_head_alternates(page_html, alternates):
+    """Drop the head's <link rel="alternate" hreflang> (one per entry of ``extra.alternate``)."""
+    require("drop_head_alternates", len(HEAD_ALTERNATE.findall(page_html)) >= len(alternates),
+            "a <link rel=alternate hreflang> per language", "the page's head")
+    return HEAD_ALTERNATE.sub("", page_html)
+
+
+def page_content(page_html):
+    """A chapter's content: tables in their wrappers, code blocks focusable."""
+    return tables_in_scroll_wrappers(code_reachable_by_keyboard(page_html))
+
+
+def keep_page_loads_from_restyling_twice(site_dir, material=MATERIAL):
+    """Drop the palette stylesheet's rule keyed on <body data-md-color-switching>."""
+    for path in sorted(Path(site_dir, "assets", "stylesheets").glob("palette.*.css")):
+        css = (material / "assets" / "stylesheets" / path.name).read_text(encoding="utf-8")
+        path.write_text(PALETTE_SWITCHING_RULE.sub("", css), encoding="utf-8")
+
+
+def style_wrapped_tables_as_material_does(site_dir, material=MATERIAL):
+    """Extend each of Material's rules for bare tables to the tables wrapped at build time (same specificity)."""
+    for path in sorted(Path(site_dir, "assets", "stylesheets").glob("main.*.min.css")):
+        css = (material / "assets" / "stylesheets" / path.name).read_text(encoding="utf-8")
+        path.write_text(css.replace(MATERIAL_TABLE, f"table:is(:not([class]),.{WRAPPED_TABLE})"), encoding="utf-8")
+
+
+def site(site_dir, material=MATERIAL):
+    """The built site: Material's stylesheets rewritten (from Material's own copies, so a rebuild into the same
+    folder rewrites them once)."""
+    keep_page_loads_from_restyling_twice(site_dir, material)
+    style_wrapped_tables_as_material_does(site_dir, material)

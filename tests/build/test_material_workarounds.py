@@ -1,0 +1,203 @@
+"""The workarounds of Material's internals (scripts/material_workarounds.py): what each does, that each guard
+fails naming its workaround when its target is gone from Material, and that the site builds without them."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import material
+import pytest
+from bs4 import BeautifulSoup
+from support import REPO
+
+from scripts import material_workarounds as workarounds
+from scripts.material_workarounds import MATERIAL, TargetMissing
+
+# The files of Material the guards read, relative to its templates folder.
+TARGETS = ["base.html", "partials/header.html", "partials/alternate.html", "partials/search.html",
+           "assets/javascripts/bundle.*.min.js", "assets/stylesheets/main.*.min.css", "assets/stylesheets/palette.*.min.css"]
+
+
+@pytest.fixture
+def material_copy(tmp_path):
+    """A copy of the installed Material's files that the guards read, to edit one target in."""
+    for pattern in TARGETS:
+        for path in MATERIAL.glob(pattern):
+            copy = tmp_path / path.relative_to(MATERIAL)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, copy)
+    return tmp_path
+
+
+def edit(material, pattern, old, new):
+    (path,) = material.glob(pattern)
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{pattern} has no {old!r} to edit"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_the_installed_material_is_the_one_the_workarounds_were_written_for_and_has_every_target():
+    workarounds.check_version()
+    workarounds.check_targets()
+
+
+def test_another_material_version_fails_naming_every_workaround():
+    workarounds.check_version("9.8.7")
+    with pytest.raises(TargetMissing) as error:
+        workarounds.check_version("9.9.0")
+    assert "mkdocs-material 9.9.0" in str(error.value)
+    assert all(name in str(error.value) for name in workarounds.WORKAROUNDS)
+
+
+# Each target, as Material 9.8 writes it, and an edit that takes it away.
+GONE = {
+    "tables_in_scroll_wrappers": [("assets/javascripts/bundle.*.min.js", '"table:not([class])"', '"table.bare"'),
+                                  ("assets/javascripts/bundle.*.min.js", '"md-typeset__scrollwrap"', '"md-scroll"')],
+    "style_wrapped_tables_as_material_does": [("assets/stylesheets/main.*.min.css", "table:not([class])",
+                                               "table.bare")],
+    "keep_page_loads_from_restyling_twice": [("assets/stylesheets/palette.*.min.css", "[data-md-color-switching] *",
+                                              "[data-md-color-changing] *")],
+    "code_reachable_by_keyboard": [("assets/javascripts/bundle.*.min.js", '"content.lazy"', '"content.later"')],
+    "drop_head_alternates": [("base.html", '<link rel="alternate" href="{{ alt.link | url }}" hreflang=',
+                              '<link rel="alternate" hreflang=')],
+    "early_script": [("base.html", "{% block extrahead %}", "{% block head_extra %}"),
+                     ("assets/javascripts/bundle.*.min.js", '{name:"color-scheme"}', '{name:"scheme"}'),
+                     ("assets/javascripts/bundle.*.min.js", "new XMLHttpRequest", "new Request")],
+    "language_selector": [("partials/header.html", '{% include "partials/alternate.html" %}',
+                           '{% include "partials/languages.html" %}'),
+                          ("partials/alternate.html", 'class="md-select__link"', 'class="md-select__link" rel="x"')],
+    "site_css": [("base.html", 'class="md-content__inner', 'class="md-content__body')],
+    "search_dialog_name": [("partials/search.html", 'class="md-search__input"', 'class="md-search__query"')],
+}
+
+
+@pytest.mark.parametrize("workaround, pattern, old, new",
+                         [(name, *edit_) for name, edits in GONE.items() for edit_ in edits])
+def test_a_target_gone_from_material_fails_naming_the_workaround_and_the_target(material_copy, workaround, pattern,
+                                                                               old, new):
+    workarounds.check_targets(material_copy)  # the untouched copy passes
+    edit(material_copy, pattern, old, new)
+    with pytest.raises(TargetMissing, match=rf"Material workaround {workaround} \(scripts/material_workarounds.py\)"):
+        workarounds.check_targets(material_copy)
+
+
+def test_every_workaround_has_a_guard_test():
+    assert set(GONE) == set(workarounds.WORKAROUNDS)
+
+
+def stylesheets(root, name, css):
+    folder = root / "assets" / "stylesheets"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(css)
+    return folder / name
+
+
+def test_the_palette_rule_that_restyles_every_page_load_is_dropped_and_nothing_else(tmp_path):
+    css = ("[data-md-color-scheme=slate]{--md-hue:232}"
+           "[data-md-color-switching] *,[data-md-color-switching] :after{transition-duration:0s!important}"
+           ".md-header{color:red}")
+    stylesheets(tmp_path / "material", "palette.0123abcd.min.css", css)
+    built = stylesheets(tmp_path / "site", "palette.0123abcd.min.css", css)
+    workarounds.keep_page_loads_from_restyling_twice(tmp_path / "site", tmp_path / "material")
+    assert built.read_text() == "[data-md-color-scheme=slate]{--md-hue:232}.md-header{color:red}"
+
+
+def test_materials_rules_for_bare_tables_reach_the_wrapped_ones_once(tmp_path):
+    css = ".md-typeset table:not([class]){font-size:.64rem}@media print{.md-typeset table:not([class]){display:table}}"
+    stylesheets(tmp_path / "material", "main.0123abcd.min.css", css)
+    built = stylesheets(tmp_path / "site", "main.0123abcd.min.css", css)
+    rewritten = (".md-typeset table:is(:not([class]),.data-table){font-size:.64rem}"
+                 "@media print{.md-typeset table:is(:not([class]),.data-table){display:table}}")
+    for _ in range(2):  # mkdocs serve rebuilds into the same directory
+        workarounds.style_wrapped_tables_as_material_does(tmp_path / "site", tmp_path / "material")
+        assert built.read_text() == rewritten
+
+
+def test_each_markdown_table_is_built_in_materials_scrolling_wrapper_which_takes_the_focus():
+    page = "<p>a</p>\n<table>\n<tr><td>1</td></tr>\n</table>\n<p>b</p>\n<table>\n<tr><td>2</td></tr>\n</table>"
+    wrapper = '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table"><table class="data-table">'
+    assert workarounds.tables_in_scroll_wrappers(page) == (
+        f"<p>a</p>\n{wrapper}\n<tr><td>1</td></tr>\n</table></div></div>\n<p>b</p>\n"
+        f"{wrapper}\n<tr><td>2</td></tr>\n</table></div></div>"
+    )
+
+
+def test_every_code_block_can_take_the_keyboard_focus():
+    page = '<div class="highlight"><pre><span></span><code>x = 1\n</code></pre></div><p><code>inline</code></p>'
+    assert workarounds.code_reachable_by_keyboard(page) == (
+        '<div class="highlight"><pre><span></span><code tabindex="0">x = 1\n</code></pre></div><p><code>inline</code></p>'
+    )
+    with pytest.raises(TargetMissing, match="code_reachable_by_keyboard"):  # the code markup changed
+        workarounds.code_reachable_by_keyboard('<div class="highlight"><pre><code>x = 1\n</code></pre></div>')
+
+
+def test_the_heads_language_alternates_are_dropped_and_their_absence_fails():
+    alternates = [{"lang": "en", "link": "./"}, {"lang": "zh", "link": "zh/"}]
+    head = ('<head><link rel="canonical" href="x">\n  <link rel="alternate" href="./" hreflang="en">\n'
+            '  <link rel="alternate" href="zh/" hreflang="zh"></head>')
+    assert workarounds.drop_head_alternates(head, alternates) == '<head><link rel="canonical" href="x"></head>'
+    with pytest.raises(TargetMissing, match="drop_head_alternates"):
+        workarounds.drop_head_alternates('<head><link rel="canonical" href="x"></head>', alternates)
+
+
+def build(tree, site, **env):
+    """`mkdocs build --strict` of ``tree`` into ``site``, with no PYTHONPATH from outside unless given."""
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=tree,
+                          capture_output=True, text=True, env={**environment, "NO_MKDOCS_2_WARNING": "1", **env})
+
+
+@pytest.mark.site
+def test_make_site_fails_naming_the_workaround_when_materials_palette_stylesheet_changed(tmp_path):
+    """The real build against a Material whose palette.*.css lost the rule the workaround drops: it stops, naming
+    the workaround and the edited file (the copy on PYTHONPATH is the Material the build uses)."""
+    package = tmp_path / "material"
+    shutil.copytree(os.path.dirname(material.__file__), package, ignore=shutil.ignore_patterns("__pycache__"))
+    edit(package / "templates", "assets/stylesheets/palette.*.min.css", "[data-md-color-switching]", "[data-md-x]")
+    result = build(REPO, tmp_path / "site", PYTHONPATH=str(tmp_path))
+    assert result.returncode != 0
+    assert re.search(r"Material workaround keep_page_loads_from_restyling_twice .*the rule on "
+                     rf"\[data-md-color-switching\] is not in {re.escape(str(package))}/templates/assets/stylesheets/"
+                     r"palette\.\w+\.min\.css", result.stdout + result.stderr), result.stderr[-3000:]
+
+
+def repository_copy(target):
+    """The working tree's files (tracked, and untracked but not ignored) copied to ``target``, links kept."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                            capture_output=True, text=True, check=True).stdout.split("\0")
+    for name in filter(None, listed):
+        source, copy = REPO / name, target / name
+        if not source.is_symlink() and not source.exists():
+            continue  # deleted in the working tree
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            copy.symlink_to(os.readlink(source))
+        else:
+            shutil.copy2(source, copy)
+
+
+@pytest.mark.site
+def test_without_the_workarounds_module_and_partial_the_site_builds_and_renders(tmp_path):
+    """Delete scripts/material_workarounds.py and overrides/partials/early_script.html: both editions still build
+    strictly and every chapter renders, with Material's own markup and stylesheets (slower, not broken)."""
+    tree, site = tmp_path / "tree", tmp_path / "site"
+    repository_copy(tree)
+    (tree / "scripts" / "material_workarounds.py").unlink()
+    (tree / "overrides" / "partials" / "early_script.html").unlink()
+    result = build(tree, site)
+    assert result.returncode == 0, result.stderr[-3000:]
+    chapters = sorted(path.stem for path in (tree / "docs").glob("*.md"))
+    for edition in (site, site / "zh"):
+        for stem in chapters:
+            page = edition / ("index.html" if stem == "index" else f"{stem}/index.html")
+            soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+            assert soup.find("article").get_text(strip=True), page
+            assert not soup.select("table.data-table") and not soup.select("code[tabindex]"), page
+            assert soup.select('head link[rel=alternate][hreflang]'), page  # Material's head, left as it is
+            assert "document.head.appendChild = " not in str(soup.head), page
+        (palette,) = (edition / "assets" / "stylesheets").glob("palette.*.min.css")
+        assert "[data-md-color-switching]" in palette.read_text(encoding="utf-8")
+    masks = BeautifulSoup((site / "masks" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert masks.select("article table") and masks.select(".katex")  # tables and math still there
