@@ -25,6 +25,14 @@ def edition(config):
     return "zh" if "language" in config.theme and config.theme["language"] == "zh" else "en"
 
 
+def own_notebook_cache(config):
+    """The editions build at the same time: give the Chinese one its own mkdocs-jupyter cache folder (in a shared
+    one, one process read a cache file the other was still writing, and the build failed with a JSONDecodeError)."""
+    if edition(config) == "zh" and "mkdocs-jupyter" in config.plugins:
+        jupyter = config.plugins["mkdocs-jupyter"].config
+        jupyter["cache_dir"] = jupyter["cache_dir"].rstrip("/") + "-zh"
+
+
 def language_switch(roots, page_url):
     """``extra.alternate`` for one page: each entry (given relative to its edition's root, ``roots``) pointed at
     this page in that edition, relative to this page, so it works under any version folder

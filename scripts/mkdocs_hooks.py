@@ -60,6 +60,7 @@ def on_config(config):
     if material_workarounds:
         material_workarounds.check_version()
         material_workarounds.check_targets()
+    editions.own_notebook_cache(config)
     _alternate_roots[:] = [dict(alternate) for alternate in config.extra.get("alternate", [])]
 
 
