@@ -10,9 +10,8 @@ import logging
 
 from scripts import provenance
 from scripts.ledger import claims_table, values_table
-from scripts.pipeline.notebooks import chapter_snippets
 from scripts.pipeline.published import table, values
-from scripts.pipeline.references import chapter_folder, substitute_tables, substitute_values
+from scripts.pipeline.references import chapter_folder, read_page, substitute_tables, substitute_values
 from scripts.pipeline.tables import markdown_table
 
 log = logging.getLogger("mkdocs.hooks.values")
@@ -66,18 +65,19 @@ def expand_tables(markdown, project):
     return substitute_tables(markdown, render)
 
 
-def notebook_box(markdown, stem, language):
-    """The chapter's links to its generated notebook, for chapters that include snippets."""
-    return NOTEBOOK_BOX[language].format(stem=stem, folder=chapter_folder(stem)) if chapter_snippets(markdown) else ""
+def notebook_box(uses, stem, language):
+    """The chapter's links to its generated notebook, for chapters that include snippets (``uses``: read_page)."""
+    return NOTEBOOK_BOX[language].format(stem=stem, folder=chapter_folder(stem)) if uses.code else ""
 
 
 def chapter(markdown, project, src_path, depth, language, repo_blob):
     """A chapter's Markdown with everything it quotes inlined and its notebook links and footer appended;
     ``depth`` is how many folders deep its page is served."""
     stem = src_path[: -len(".md")]
-    snippets = provenance.page_snippets(markdown)
+    uses = read_page(markdown)  # the page's one parse
+    snippets = uses.snippets
     markdown = expand_tables(markdown, project)  # a table may quote values: {{ chapter.what.value }}
-    markdown = inline_values(markdown, project, src_path) + notebook_box(markdown, stem, language)
+    markdown = inline_values(markdown, project, src_path) + notebook_box(uses, stem, language)
     if snippets:
         try:
             markdown += provenance.footer(snippets, project.generated, project.root, depth, repo_blob, language)

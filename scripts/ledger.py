@@ -23,10 +23,11 @@ import json
 import logging
 import os
 import re
-import subprocess
 from collections import Counter, defaultdict
 
 from scripts.pipeline.build import plan
+from scripts.pipeline.notebooks import chapter_title
+from scripts.pipeline.project import git
 from scripts.pipeline.keys import builder_version, library_versions
 from scripts.pipeline.published import values
 from scripts.pipeline.references import read_page
@@ -43,13 +44,10 @@ def working_tree(root):
     """(commit, clean) of the git checkout at ``root``: HEAD's hash, and whether ``git status --porcelain`` lists
     nothing (ignored paths such as .cache/ and site/ do not count). (None, False) outside a git checkout."""
 
-    def git(*args):
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
-
-    head = git("rev-parse", "HEAD")
+    head = git(root, "rev-parse", "HEAD")
     if head.returncode != 0:
         return None, False
-    status = git("status", "--porcelain")
+    status = git(root, "status", "--porcelain")
     return head.stdout.strip(), status.returncode == 0 and status.stdout.strip() == ""
 
 
@@ -201,11 +199,6 @@ def claims_table(project, repo_blob=None):
     return "\n".join(lines) + "\n"
 
 
-def _page_title(page):
-    first = page.read_text(encoding="utf-8").split("\n", 1)[0]
-    return first.removeprefix("# ").strip() if first.startswith("# ") else page.stem
-
-
 def _fingerprint(project):
     """A hash of everything ``plan`` reads to decide whether a snippet is fresh: every file under snippets/ and
     under the generated folder (the manifests and the output files they list), the builder's version and the
@@ -268,7 +261,8 @@ def values_table(project):
             items.append(f"`snippets/{snippet}.py` {status}" + (f": {shown}" if shown else ""))
         problems += bad
         count = sum(len(names) for names in snippets.values())
-        title = f"{_page_title(project.docs / page)} ({page}): {_plural(count, 'value')} from {_plural(len(snippets), 'snippet')}"
+        heading = chapter_title((project.docs / page).read_text(encoding="utf-8"), page.removesuffix(".md"))
+        title = f"{heading} ({page}): {_plural(count, 'value')} from {_plural(len(snippets), 'snippet')}"
         title += f", {bad} with a problem" if bad else ", all match their sources"
         lines += _group("???+ failure" if bad else "??? success", title, [f"[Open the chapter]({page})", *items])
     verdict = f"{_plural(problems, 'snippet')} with a problem" if problems else "every one matches its snippet's sources"

@@ -11,18 +11,12 @@ to the copy of ``snippets/`` that the site serves (``copy_snippets``). Nothing i
 import html
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
+from scripts.pipeline.project import git
 from scripts.pipeline.published import MANIFEST
-from scripts.pipeline.references import read_page
 
 LIBRARIES = (("python", "Python"), ("numpy", "NumPy"), ("matplotlib", "matplotlib"))
-
-
-def page_snippets(markdown):
-    """Names of the snippets a chapter's Markdown uses, in order of first use."""
-    return read_page(markdown).snippets
 
 
 def versions(generated, snippet):
@@ -35,7 +29,7 @@ def versions(generated, snippet):
 
 
 def _git(root, *args):
-    result = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    result = git(root, *args)
     return result.stdout.strip() if result.returncode == 0 else None
 
 

@@ -1,9 +1,15 @@
 """Where things live. Every stage takes a Project, so tests can point one at a temporary copy."""
 
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def git(root, *args):
+    """``git -C root args...``, its output captured (the one way the build asks git)."""
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
 
 
 @dataclass(frozen=True)
