@@ -9,11 +9,12 @@ export NO_MKDOCS_2_WARNING := 1
 # One .venv, two installs: what building and serving the site needs (requirements.lock), and the test tools on
 # top (requirements-test.lock: the same pins plus pytest, Hypothesis, Playwright, axe, xdist). uv (from PyPI, into
 # the .venv) installs them and checks every file against the lock's sha256 hashes: a changed or substituted wheel
-# fails the install, naming the package. Each stamp is redone when its lock changes, so `make test` after
-# `make serve` installs only the rest.
+# fails the install, naming the package. Like pip, it compiles the packages' bytecode as it installs them (every
+# process of the build and the suite would otherwise compile what it imports, where PYTHONDONTWRITEBYTECODE is set).
+# Each stamp is redone when its lock changes, so `make test` after `make serve` installs only the rest.
 SITE_STAMP := $(VENV)/.installed-site
 TEST_STAMP := $(VENV)/.installed-test
-INSTALL = $(UV) pip install --quiet --python $(BIN)/python --require-hashes -r
+INSTALL = $(UV) pip install --quiet --python $(BIN)/python --require-hashes --compile-bytecode -r
 
 # $(call timed,STEP,COMMAND): run COMMAND, then print how long STEP took (GNU date); fail as COMMAND fails.
 timed = start=$$(date +%s%N); $(2); status=$$?; ms=$$(( ($$(date +%s%N) - start) / 1000000 )); \

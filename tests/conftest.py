@@ -5,6 +5,8 @@ tests/support.py importable.)"""
 import fcntl
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -149,3 +151,28 @@ def built_site(request, tmp_path_factory):
     returncode, output = log.read_text().split("\n", 1)
     assert returncode == "0", f"mkdocs build --strict failed:\n{output}"
     return site
+
+
+@pytest.fixture
+def small_site(tmp_path):
+    """A copy of the project whose site builds in seconds, for tests that serve or deploy it: the Makefile, both
+    editions' configuration without their nav (it lists every chapter), the theme, the build, the snippets' library
+    and the tests (the ledger lists their claims); in each edition a home page and the ledger, and no chapter."""
+    root = tmp_path / "project"
+    for name in (".gitignore", "Makefile", "overrides", "scripts", "snippets/lib", "tests", "docs/assets",
+                 "docs/ledger.md", "docs-zh/ledger.md"):
+        source, target = REPO / name, root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, target)
+    for config in ("mkdocs.yml", "mkdocs.zh.yml"):
+        (root / config).write_text(re.sub(r"^nav:\n(?:[ -].*\n)*", "", (REPO / config).read_text(), flags=re.M))
+    for folder in ("generated", "notebooks"):
+        (root / "docs" / folder).mkdir()
+    for link in ("assets", "generated", "notebooks"):  # the Chinese edition quotes the English outputs
+        (root / "docs-zh" / link).symlink_to(os.readlink(REPO / "docs-zh" / link))
+    (root / "docs" / "index.md").write_text("# Home\n")
+    (root / "docs-zh" / "index.md").write_text("# 首页 {#home}\n")
+    return root
