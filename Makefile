@@ -2,14 +2,23 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+UV := $(BIN)/uv
+UV_VERSION := 0.13.8
 export NO_MKDOCS_2_WARNING := 1
 
 # One .venv, two installs: what building and serving the site needs (requirements.lock), and the test tools on
-# top (requirements-test.lock: the same pins plus pytest, Hypothesis, Playwright, axe). Each stamp is redone
-# when its lock changes, so `make test` after `make serve` installs only the rest.
+# top (requirements-test.lock: the same pins plus pytest, Hypothesis, Playwright, axe, xdist). uv (from PyPI, into
+# the .venv) installs them and checks every file against the lock's sha256 hashes: a changed or substituted wheel
+# fails the install, naming the package. Like pip, it compiles the packages' bytecode as it installs them (every
+# process of the build and the suite would otherwise compile what it imports, where PYTHONDONTWRITEBYTECODE is set).
+# Each stamp is redone when its lock changes, so `make test` after `make serve` installs only the rest.
 SITE_STAMP := $(VENV)/.installed-site
 TEST_STAMP := $(VENV)/.installed-test
+INSTALL = $(UV) pip install --quiet --python $(BIN)/python --require-hashes --compile-bytecode -r
+
+# $(call timed,STEP,COMMAND): run COMMAND, then print how long STEP took (GNU date); fail as COMMAND fails.
+timed = start=$$(date +%s%N); $(2); status=$$?; ms=$$(( ($$(date +%s%N) - start) / 1000000 )); \
+  echo "$(1) took $$((ms / 1000)).$$((ms % 1000 / 100)) s"; exit $$status
 
 # Published versions (mike, into the gh-pages branch): `make deploy` deploys the current checkout as `dev`;
 # `make deploy VERSION=1.2` deploys release tag v1.2. `latest` follows the newest release tag (or `dev` while
@@ -21,13 +30,16 @@ MIKE_PUSH ?=
 
 .PHONY: serve test test-fast install install-test outputs check check-full site deploy publish lock bench lighthouse clean
 
-$(SITE_STAMP): requirements.lock
+$(UV):
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(PIP) -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+$(SITE_STAMP): requirements.lock | $(UV)
+	@$(call timed,install (requirements.lock),$(INSTALL) requirements.lock)
 	touch $@
 
 $(TEST_STAMP): requirements-test.lock $(SITE_STAMP)
-	$(PIP) -r requirements-test.lock
+	@$(call timed,install (requirements-test.lock),$(INSTALL) requirements-test.lock)
 	touch $@
 
 install: $(SITE_STAMP)  ## create .venv and install what the site needs (idempotent)
@@ -35,7 +47,7 @@ install: $(SITE_STAMP)  ## create .venv and install what the site needs (idempot
 install-test: $(TEST_STAMP)  ## the same, plus the test tools
 
 outputs: install  ## rerun the snippets whose sources changed; regenerate notebooks
-	$(BIN)/python -m scripts.pipeline build
+	@$(call timed,outputs,$(BIN)/python -m scripts.pipeline build)
 
 check: install  ## prove the committed outputs match the sources; change nothing
 	$(BIN)/python -m scripts.pipeline check
@@ -44,16 +56,20 @@ check-full: install  ## the same, and rerun every snippet to compare the bytes
 	$(BIN)/python -m scripts.pipeline check --full
 
 site: install  ## build the static site into site/ (strict: any warning fails)
-	$(BIN)/mkdocs build --strict
+	@$(call timed,site (both editions),$(BIN)/mkdocs build --strict)
 
 serve: outputs  ## serve the site at http://127.0.0.1:8000 (reruns edited snippets on save)
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
+# The suite runs on every CPU (pytest-xdist); the site is built once for all workers (tests/conftest.py).
+# make test-fast runs fewer Hypothesis examples per property (HYPOTHESIS_PROFILE=fast); make test and CI run 1000.
+PYTEST := $(BIN)/python -m pytest -n auto
+
 test: install-test  ## run the whole test suite
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 test-fast: install-test  ## the tests that need no site build, browser or notebook kernel
-	$(BIN)/python -m pytest tests/core tests/build tests/chapters -m "not site and not kernel"
+	HYPOTHESIS_PROFILE=fast $(PYTEST) tests/core tests/build tests/chapters -m "not site and not kernel"
 
 deploy: install  ## build the site as version $(VERSION) into the local gh-pages branch (mike)
 	PATH="$(abspath $(BIN)):$$PATH" VERSION_PROVIDER=mike $(BIN)/mike deploy --update-aliases $(VERSION) $(if $(LATEST),latest) $(MIKE_PUSH)
@@ -71,21 +87,14 @@ LIGHTHOUSE_RUNS ?= 1
 lighthouse: site  ## Lighthouse (npm, mobile) performance and accessibility of every page of site/, served with gzip
 	$(BIN)/python -m scripts.lighthouse --runs $(LIGHTHOUSE_RUNS)
 
-# Resolve site + test tools first, then the site alone constrained to those pins: both locks agree exactly.
-lock:  ## re-resolve pyproject.toml into requirements.lock and requirements-test.lock in scratch venvs
-	mkdir -p .cache
-	$(PYTHON) -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
-	  print('\n'.join(p['dependencies']))" > .cache/requirements.in
-	$(PYTHON) -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
-	  print('\n'.join(p['dependencies'] + p['optional-dependencies']['test']))" > .cache/requirements-test.in
-	rm -rf .cache/lock-venv && $(PYTHON) -m venv .cache/lock-venv
-	.cache/lock-venv/bin/python -m pip install --quiet --disable-pip-version-check -r .cache/requirements-test.in
-	.cache/lock-venv/bin/python -m pip freeze > requirements-test.lock
-	rm -rf .cache/lock-venv && $(PYTHON) -m venv .cache/lock-venv
-	.cache/lock-venv/bin/python -m pip install --quiet --disable-pip-version-check \
-	  -r .cache/requirements.in -c requirements-test.lock
-	.cache/lock-venv/bin/python -m pip freeze > requirements.lock
-	rm -rf .cache/lock-venv
+# Resolve site + test tools first, then the site alone constrained to those pins: both locks agree exactly. uv keeps
+# each lock's current pins where pyproject.toml still allows them (delete a lock to re-resolve it from scratch) and
+# writes every file's sha256 hash; plain pip reads the result too (`pip install --require-hashes -r ...`).
+COMPILE = $(UV) pip compile --quiet --python $(BIN)/python --generate-hashes --custom-compile-command "make lock" pyproject.toml
+
+lock: | $(UV)  ## re-resolve pyproject.toml into requirements-test.lock, then requirements.lock at the same pins (with hashes)
+	$(COMPILE) --extra test -o requirements-test.lock
+	$(COMPILE) -c requirements-test.lock -o requirements.lock
 
 clean:
 	rm -rf site .cache

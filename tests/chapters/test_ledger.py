@@ -3,9 +3,12 @@ clean and whether the whole suite ran, and the ledger shows statuses only from a
 built from. Each state is set up in a temporary git project with a small test file of its own."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+
+from pathlib import Path
 
 import pytest
 
@@ -61,8 +64,10 @@ def project(tmp_path):
 
 
 def pytest_in(project, *args):
+    """Run pytest in the demo project, as its own run even when this test runs in a pytest-xdist worker."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_XDIST_")}
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=project,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
 
 
 def record(project, relative):
@@ -110,6 +115,57 @@ def test_a_partial_run_never_replaces_the_complete_record(project):
         assert record(project, RESULTS) == complete, narrowing
         partial = record(project, PARTIAL)
         assert partial["complete"] is False and partial["narrowed"], narrowing
+
+
+# A conftest at the demo project's root, loaded by every process of a run: logs which process (the controller or an
+# xdist worker) runs each test and writes each record file.
+PROCESS_LOG = '''import os
+import pathlib
+
+_write_text = pathlib.Path.write_text
+
+
+def note(*words):
+    with open({log!r}, "a") as log:
+        log.write(" ".join([os.environ.get("PYTEST_XDIST_WORKER", "controller"), *words]) + "\\n")
+
+
+def write_text(self, *args, **kwargs):
+    if self.parent.name == ".cache":
+        note("writes", self.name)
+    return _write_text(self, *args, **kwargs)
+
+
+pathlib.Path.write_text = write_text
+
+
+def pytest_runtest_call(item):
+    note("runs", item.nodeid)
+'''
+
+
+def test_a_parallel_run_is_recorded_once_by_the_controller(project, tmp_path):
+    """With pytest-xdist (`-n 2`) the workers run the tests and only the controller writes the record, once, with
+    every worker's outcomes; a narrowed parallel run is partial, with the deselection its workers made."""
+    log = tmp_path / "processes.log"
+    (project / "conftest.py").write_text(PROCESS_LOG.format(log=str(log)))
+    commit = commit_all(project, "log who runs the tests and writes the record")
+    result = pytest_in(project, "-n", "2")
+    assert result.returncode == 0, result.stdout
+    run = record(project, RESULTS)
+    assert run["complete"] and run["clean"] and run["commit"] == commit and run["narrowed"] == []
+    assert run["outcomes"] == {f"{CLAIMS[0]}": "passed", f"{CLAIMS[1]}[2-3]": "passed", f"{CLAIMS[1]}[3-2]": "passed",
+                               "tests/test_demo.py::test_unclaimed": "passed"}
+    assert record(project, PARTIAL) is None
+    events = [line.split(" ", 2) for line in log.read_text().splitlines()]
+    runners = [who for who, what, _ in events if what == "runs"]
+    writers = [(who, name) for who, what, name in events if what == "writes"]
+    assert len(runners) == 4 and set(runners) <= {"gw0", "gw1"}, events
+    assert writers.count(("controller", Path(RESULTS).name)) == 1
+    assert {who for who, _ in writers} == {"controller"}, writers  # no worker writes either record file
+    assert pytest_in(project, "-n", "2", "-k", "adds").returncode == 0
+    assert record(project, PARTIAL)["narrowed"] == ["-k", "3 tests deselected"]  # as a serial run says it
+    assert record(project, RESULTS) == run
 
 
 def test_a_run_stopped_early_is_partial(project):

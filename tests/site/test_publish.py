@@ -85,10 +85,20 @@ def test_every_documented_make_target_is_in_the_readme_table():
     assert missing == set()
 
 
+PIN = re.compile(r"([A-Za-z0-9_.-]+)==([A-Za-z0-9_.+!-]+)((?: +--hash=sha256:[0-9a-f]{64})+)")
+
+
+def lock_entries(text):
+    """Each requirement of a lock on one line (its hash lines joined to it), comments left out."""
+    lines = text.replace("\\\n", " ").splitlines()
+    return [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
 def pins(name):
-    lines = [line for line in (REPO / name).read_text().splitlines() if line and not line.startswith("#")]
-    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[A-Za-z0-9_.+!-]+", line) for line in lines), f"{name}: not all exact pins"
-    return {Requirement(line).name.lower().replace("_", "-"): line.split("==")[1] for line in lines}
+    entries = lock_entries((REPO / name).read_text())
+    assert all(PIN.fullmatch(entry) for entry in entries), f"{name}: not every package pinned exactly with its hashes"
+    return {Requirement(entry.split()[0]).name.lower().replace("_", "-"): entry.split()[0].split("==")[1]
+            for entry in entries}
 
 
 def test_the_two_locks_agree_and_only_the_test_lock_has_the_test_tools():
@@ -133,17 +143,10 @@ def tree(repo, *args):
 
 
 @pytest.mark.site
-def test_mike_deploys_two_versions_into_gh_pages_with_latest_on_the_newest(tmp_path):
-    """Copy the project as it is into a fresh repository and run `make deploy` twice: main as dev, then tag v0.1."""
-    repo = tmp_path / "repo"
-    files = tree(REPO, "ls-files", "--cached", "--others", "--exclude-standard", "-z").split("\0")
-    for name in filter(None, files):
-        source, target = REPO / name, repo / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():  # docs-zh/generated and friends link to the English folders
-            target.symlink_to(os.readlink(source))
-        elif source.is_file():
-            shutil.copy2(source, target)
+def test_mike_deploys_two_versions_into_gh_pages_with_latest_on_the_newest(small_site):
+    """Commit a small copy of the project to a fresh repository and run `make deploy` twice: main as dev, then tag
+    v0.1."""
+    repo = small_site
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "GIT_AUTHOR_NAME": "t",
            "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     tree(repo, "init", "-q", "-b", "main")
@@ -188,7 +191,7 @@ def test_make_serve_installs_the_site_lock_and_make_test_adds_the_rest(tmp_path)
     def installs(target):
         result = subprocess.run(["make", "-n", f"VENV={venv}", target], cwd=tmp_path, capture_output=True, text=True,
                                 check=True)
-        return re.findall(r"pip install .*-r (\S+)", result.stdout)
+        return re.findall(r"uv pip install .*--require-hashes .*-r ([\w.-]+)", result.stdout)
 
     assert installs("serve")[:1] == ["requirements.lock"] and "requirements-test.lock" not in installs("serve")
     assert installs("test") == ["requirements.lock", "requirements-test.lock"]
@@ -200,3 +203,25 @@ def test_make_serve_installs_the_site_lock_and_make_test_adds_the_rest(tmp_path)
     (venv / ".installed-test").touch()
     os.utime(venv / ".installed-test", (later, later))
     assert installs("test") == [] and installs("serve") == []
+
+
+def test_an_install_from_a_tampered_lock_fails_naming_the_package(tmp_path):
+    """The install checks every file against the lock's hashes: with one package's hashes replaced (as if its wheel
+    had been substituted), `make install` into a scratch venv fails, naming the package, and installs nothing."""
+    for name in ("Makefile", "requirements.lock"):
+        shutil.copy(REPO / name, tmp_path)
+    lock = tmp_path / "requirements.lock"
+    cycler = next(entry for entry in lock_entries(lock.read_text()) if entry.startswith("cycler=="))
+    text = lock.read_text()
+    for digest in re.findall(r"--hash=sha256:([0-9a-f]{64})", cycler):
+        text = text.replace(digest, "0" * 64)
+    lock.write_text(text)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    uv = Path(sys.executable).parent / "uv"  # the one `make install` put beside this interpreter
+    result = subprocess.run(["make", "install", f"VENV={venv}", f"UV={uv}"], cwd=tmp_path, capture_output=True,
+                            text=True)
+    assert result.returncode != 0
+    assert "cycler==0.12.1" in result.stderr and "hash" in result.stderr.lower(), result.stderr
+    assert not (venv / ".installed-site").exists()
+    assert not list(venv.glob("lib/python*/site-packages/numpy"))

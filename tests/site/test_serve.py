@@ -1,8 +1,7 @@
-"""`mkdocs serve` on a copy of the project: it settles instead of rebuilding in a loop, reruns an edited
+"""`mkdocs serve` on a small copy of the project: it settles instead of rebuilding in a loop, reruns an edited
 snippet, and keeps serving while a snippet fails or hangs past its time limit."""
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -12,7 +11,6 @@ import urllib.request
 import pytest
 
 from scripts.pipeline.discover import BOOTSTRAP
-from support import REPO
 
 pytestmark = pytest.mark.site
 PROBE = '"""A probe snippet."""\nimport sys\nfrom pathlib import Path\n' + BOOTSTRAP.replace("{", "{{").replace("}", "}}") + '\nfrom lib.publish import value\nvalue("answer", {answer})\n'
@@ -43,18 +41,12 @@ def fetch(url):
 
 
 @pytest.fixture
-def copy(tmp_path):
-    for name in ("mkdocs.yml", "mkdocs.zh.yml", "overrides", "docs", "docs-zh", "snippets", "scripts"):
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(source, tmp_path / name, symlinks=True)  # docs-zh links to docs' generated outputs
-        else:
-            shutil.copy(source, tmp_path / name)
-    (tmp_path / "docs-zh" / "index.md").write_text("# 首页 {#home}\n\n答案是 {{ index.serve_probe.answer }}。\n")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "snippets" / "index" / "serve_probe.py").write_text(PROBE.format(answer=41))
-    (tmp_path / "docs" / "index.md").write_text("# Home\n\nThe answer is {{ index.serve_probe.answer }}.\n")
-    return tmp_path
+def copy(small_site):
+    (small_site / "snippets" / "index").mkdir()
+    (small_site / "snippets" / "index" / "serve_probe.py").write_text(PROBE.format(answer=41))
+    (small_site / "docs" / "index.md").write_text("# Home\n\nThe answer is {{ index.serve_probe.answer }}.\n")
+    (small_site / "docs-zh" / "index.md").write_text("# 首页 {#home}\n\n答案是 {{ index.serve_probe.answer }}。\n")
+    return small_site
 
 
 def test_serve_settles_reruns_edits_and_survives_failing_and_hanging_snippets(copy):
