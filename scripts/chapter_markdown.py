@@ -65,6 +65,12 @@ def expand_tables(markdown, project):
     return substitute_tables(markdown, render)
 
 
+def out_of_search(block):
+    """Generated lists (the ledger's rows: test ids, snippet paths) stay out of the search index; the page's prose
+    stays in it."""
+    return f'<div markdown="1" data-search-exclude>\n\n{block}\n\n</div>'
+
+
 def notebook_box(uses, stem, language):
     """The chapter's links to its generated notebook, for chapters that include snippets (``uses``: read_page)."""
     return NOTEBOOK_BOX[language].format(stem=stem, folder=chapter_folder(stem)) if uses.code else ""
@@ -84,5 +90,6 @@ def chapter(markdown, project, src_path, depth, language, repo_blob):
         except FileNotFoundError as error:
             log.warning(f"{src_path}: {error}")
     if LEDGER_CLAIMS in markdown:
-        markdown = markdown.replace(LEDGER_CLAIMS, claims_table(project)).replace(LEDGER_VALUES, values_table(project))
+        markdown = markdown.replace(LEDGER_CLAIMS, out_of_search(claims_table(project)))
+        markdown = markdown.replace(LEDGER_VALUES, out_of_search(values_table(project)))
     return markdown

@@ -268,6 +268,15 @@ def test_the_search_index_holds_prose_and_stays_small(built_site):
     assert "scaled dot-product attention" in text.lower()
 
 
+def test_the_ledgers_generated_rows_stay_out_of_search_and_its_prose_stays_in(built_site):
+    for edition in ("", "zh/"):
+        entries = json.loads((built_site / edition / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+        ledger = " ".join(e["text"] for e in entries if e["location"].startswith("ledger/"))
+        assert ledger, f"{edition}ledger: no prose in the search index"
+        assert "::test_" not in ledger and "snippets/" not in ledger, f"{edition}ledger: its rows are in the index"
+        assert "::test_" in (built_site / edition / "ledger" / "index.html").read_text(encoding="utf-8")
+
+
 # ------------------------------------------------------------------------- the Chinese edition, under /zh/
 
 
