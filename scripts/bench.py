@@ -32,8 +32,9 @@ if "numpy" not in sys.modules and not any(name in os.environ for name in THREAD_
 
 import numpy as np  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "snippets"))
+from scripts.pipeline.project import REPO, Project  # noqa: E402
+
+sys.path.insert(0, str(Project().snippets))
 
 from lib.attention import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads  # noqa: E402
 from lib.online_tiles import tiled_attention  # noqa: E402

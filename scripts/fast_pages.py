@@ -35,6 +35,8 @@ import tinycss2
 from fontTools import subset
 from fontTools.ttLib import TTFont
 
+from scripts.pipeline.project import REPO
+
 INLINE_MATH = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.DOTALL)
 DISPLAY_MATH = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.DOTALL)
 NOTEBOOK_MARKDOWN = re.compile(r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown.*?)(?=<div class="jp-Cell|\Z)', re.DOTALL)
@@ -48,7 +50,7 @@ SVG_LENGTH = re.compile(r"^([\d.]+)(pt|px)?$")
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
 KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
 PRELOADED_FONT = re.compile(r'<link rel="preload" href="[^"]*/fonts/(KaTeX_[\w-]+\.woff2)"')
-KATEX_CSS = Path(__file__).resolve().parents[1] / "docs" / "assets" / "katex" / "katex.min.css"
+KATEX_CSS = REPO / "docs" / "assets" / "katex" / "katex.min.css"
 EXTERNAL_SCRIPT = re.compile(r'<script src="([^"]+\.js)"></script>')
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')

@@ -32,8 +32,9 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "snippets"))
+from scripts.pipeline.project import REPO as ROOT, Project  # noqa: E402
+
+sys.path.insert(0, str(Project().snippets))
 
 from lib.plotting import CJK_FONT  # noqa: E402  (the font the figures draw Chinese with)
 

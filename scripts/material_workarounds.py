@@ -39,8 +39,10 @@ import material
 
 from mkdocs.exceptions import Abort
 
+from scripts.pipeline.project import REPO
+
 MATERIAL = Path(material.__file__).parent / "templates"
-OVERRIDES = Path(__file__).resolve().parents[1] / "overrides"
+OVERRIDES = REPO / "overrides"
 WRITTEN_FOR = "9.8."  # the Material versions these workarounds were written against and checked on
 WORKAROUNDS = ("tables_in_scroll_wrappers", "style_wrapped_tables_as_material_does",
                "keep_page_loads_from_restyling_twice", "code_reachable_by_keyboard", "drop_head_alternates",

@@ -30,13 +30,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # MkDocs loads hooks by path: make `scripts` importable
 
 from scripts import chapter_markdown, editions, fast_pages, provenance  # noqa: E402
 from scripts.notebook_figures import chapter_alt_texts, link_figures  # noqa: E402
 from scripts.pipeline.notebooks import notebook_script  # noqa: E402
-from scripts.pipeline.project import Project  # noqa: E402
+from scripts.pipeline.project import REPO as ROOT, Project  # noqa: E402
 
 try:
     import scripts.material_workarounds as material_workarounds  # noqa: E402
