@@ -25,6 +25,11 @@ GENERATED = PROJECT.generated
 DOCS, DOCS_ZH = REPO / "docs", REPO / "docs-zh"
 
 
+def flat_page(name, folder="docs"):
+    """A page's Markdown with its line breaks and runs of spaces as single spaces (for sentences across lines)."""
+    return " ".join((REPO / folder / name).read_text(encoding="utf-8").split())
+
+
 # ------------------------------------------------------------------ committed outputs, and snippets run in-process
 def published(snippet):
     """{name: value} of a snippet's committed values."""

@@ -5,7 +5,7 @@ built entry by entry from its definition, and invariances of the loss (shifting 
 vector changes no weight). Published values of the backward chapter are read from values.json.
 """
 
-from support import published
+from support import flat_page, published
 
 import numpy as np
 import pytest
@@ -236,8 +236,6 @@ def test_published_finite_difference_errors_are_small():
 @pytest.mark.claim("In the paths example every key of 'cat' has a positive weight, so every value gets gradient; "
                    "a masked key (weight 0) gets none")
 def test_every_value_gets_gradient_unless_masked():
-    from support import REPO
-
     from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 
     x = embed(tokenize(SENTENCE))
@@ -249,5 +247,5 @@ def test_every_value_gets_gradient_unless_masked():
     mask = causal_mask(len(x))
     _, _, d_v_masked = scaled_dot_product_attention_backward(g, q, k, v, mask)
     assert (np.linalg.norm(d_v_masked[2:], axis=1) == 0).all()  # keys after "cat" are masked for its row
-    page = " ".join((REPO / "docs" / "backward.md").read_text(encoding="utf-8").split())
+    page = flat_page("backward.md")
     assert 'A key that "cat" ignores gets no value gradient.' not in page

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from support import oracle_attention, positional_encoding, published, published_table, REPO, run_snippet
+from support import flat_page, oracle_attention, positional_encoding, published, published_table, REPO, run_snippet
 
 
 
@@ -110,9 +110,9 @@ def test_every_stage_links_an_existing_chapter():
 
 @pytest.mark.claim("A batched sentence equals itself run alone up to rounding, not exactly, and the intuition says so")
 def test_batched_equals_alone_up_to_rounding_not_exactly():
-    from support import REPO, v
+    from support import v
 
     error = v("full_layer/batch", "alone_max_error")
     assert 0 < error < 1e-12  # "exactly as if it had been run alone" was stronger than the data
-    page = " ".join((REPO / "docs" / "full-layer.md").read_text(encoding="utf-8").split())
+    page = flat_page("full-layer.md")
     assert "comes out as if it had been run alone, up to rounding" in page

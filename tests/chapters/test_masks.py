@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from support import GENERATED, oracle_attention, published, published_table, softmax_row
+from support import flat_page, GENERATED, oracle_attention, published, published_table, softmax_row
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -228,12 +228,11 @@ def test_hard_coded_mask_error():
 
 @pytest.mark.claim("All three wrong masks leak in the leakage test (no 'only a test' claim), and the right one leaks 0")
 def test_the_leakage_test_catches_all_three_wrong_masks():
-    from support import REPO
 
     values = published("masks/leakage")
     assert values["causal_max_change"] == 0
     for name in ("transposed_max_change", "off_by_one_max_change", "no_mask_max_change"):
         assert values[name] > 0.5, name
-    page = " ".join((REPO / "docs" / "masks.md").read_text(encoding="utf-8").split())
+    page = flat_page("masks.md")
     assert "Only a test like this one catches them" not in page
     assert "a test like this one catches all three" in page

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from support import oracle_attention, published, REPO, softmax_row
+from support import flat_page, oracle_attention, published, REPO, softmax_row
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -113,13 +113,11 @@ def test_tracemalloc_peaks_reproduce_across_processes():
 
 @pytest.mark.claim("The tiled peak grows like L, with the output (output plus a constant), not 'hardly at all'")
 def test_tiled_peak_grows_with_the_output():
-    from support import REPO
-
     from scripts.pipeline.published import value
 
     extra, peak = value("online_softmax/memory", "tiled_extra_kib"), value("online_softmax/memory", "tiled_max_kib")
     output = value("online_softmax/memory", "output_kib")
     assert math.isclose(peak, output + extra, abs_tol=1.5) and output > extra  # the output is most of the peak
     assert value("online_softmax/memory", "tiled_extra_is_constant") is True
-    page = " ".join((REPO / "docs" / "online-softmax.md").read_text(encoding="utf-8").split())
+    page = flat_page("online-softmax.md")
     assert "the tiles hardly grow" not in page and "the tiled peak grows only like $L$, with the output" in page

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from support import oracle_attention, published, softmax_row
+from support import flat_page, oracle_attention, published, softmax_row
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -200,7 +200,6 @@ def test_disagreement_rate_recounted():
 @pytest.mark.claim("With tied projections a longer key outscores the self-score whenever ||x_j W|| cos(theta) > "
                    "||x_i W||: three times as long at 60 degrees scores 1.5 against 1, far from 'the same way'")
 def test_a_longer_key_at_a_wide_angle_outscores_the_self_score():
-    from support import REPO
 
     own = np.array([1.0, 0.0])
     other = 3 * np.array([math.cos(math.pi / 3), math.sin(math.pi / 3)])
@@ -213,7 +212,7 @@ def test_a_longer_key_at_a_wide_angle_outscores_the_self_score():
     wins = np.sum(a * b, axis=-1) > na**2
     np.testing.assert_array_equal(wins, nb * cos > na)
     assert (cos[wins] < 0.9).any()  # "points almost the same way" is not needed
-    page = " ".join((REPO / "docs" / "queries-keys-values.md").read_text(encoding="utf-8").split())
+    page = flat_page("queries-keys-values.md")
     assert "only if its projection is longer *and* points almost the same way" not in page
     assert ("A projection three times as long at $60^\\circ$ scores $3 \\cdot \\tfrac{1}{2} = 1.5$ against a "
             "self-score of $1$.") in page

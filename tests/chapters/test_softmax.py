@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from support import published, softmax_row
+from support import flat_page, published, softmax_row
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -150,12 +150,12 @@ def test_clipping_changes_weights_and_kills_the_gradient():
 @pytest.mark.claim("Through the clip, finite differences of the loss are exactly 0: the published 'error' of the "
                    "clipped gradient is the whole gradient, so it shows the gradient is near zero, not confirmed")
 def test_clipped_finite_differences_show_zero_not_a_confirmation():
-    from support import REPO, text
+    from support import text
 
     values = published("softmax/clip")
     assert values["fd_largest_clipped"] == 0.0
     assert text("softmax/clip", "fd_error_clipped") == text("softmax/clip", "grad_norm_clipped")
     assert values["fd_error_exact"] < 1e-8 * values["grad_norm_exact"]
-    page = " ".join((REPO / "docs" / "softmax.md").read_text(encoding="utf-8").split())
+    page = flat_page("softmax.md")
     assert "confirm both gradients" not in page
     assert "cannot confirm its one nonzero entry" in page

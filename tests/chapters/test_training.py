@@ -5,7 +5,7 @@ the position-blind bound by simulation (the snippet computes it exactly). Number
 read from docs/generated/<snippet>/values.json.
 """
 
-from support import REPO, published
+from support import flat_page, published, REPO
 
 from scripts.pipeline.references import read_page
 import re
@@ -261,7 +261,7 @@ def test_unscaled_runs_trail_in_accuracy_but_overlap_in_loss():
         assert max(float(r[column]) for r in group["unscaled"]) < min(float(r[column]) for r in group["scaled"])
     # the old alt text ("the loss falls further for the scaled runs") and "every ... behind every" in loss fail here
     assert min(float(r["loss"]) for r in group["unscaled"]) < max(float(r["loss"]) for r in group["scaled"])
-    page = " ".join((REPO / "docs" / "training.md").read_text(encoding="utf-8").split())
+    page = flat_page("training.md")
     assert "falls further for the scaled runs" not in page
     assert "the final losses of the two groups overlap" in page
     assert "every unscaled run is behind every scaled run in attention accuracy and in accuracy. In loss they overlap" in page

@@ -6,7 +6,7 @@ for a loss f = sum(output * g), one coordinate e at a time, in float64.
 
 import numpy as np
 import pytest
-from support import published
+from support import flat_page, published
 
 from lib.block_layers import (
     BLOCKS,
@@ -139,11 +139,10 @@ def test_depth_scaling_published():
 @pytest.mark.claim("Pre-norm's gradient falls from every block to the next; post-norm's varies within a narrower "
                    "band (largest / smallest block) than pre-norm's, as the page quantifies")
 def test_per_block_gradient_bands_as_worded():
-    from support import REPO
 
     values = published("transformer_block/gradients")
     assert values["pre_monotone"] is True and values["post_monotone"] is False  # "falls steadily" vs a band
     assert 1 < values["post_spread"] < values["pre_spread"]
     assert values["pre_spread"] == values["pre_first_over_last"]  # monotone: the ends are the extremes
-    page = " ".join((REPO / "docs" / "transformer-block.md").read_text(encoding="utf-8").split())
+    page = flat_page("transformer-block.md")
     assert "stays within a narrow band" not in page and "narrower band" in page

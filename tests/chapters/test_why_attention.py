@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 import pytest
-from support import published, REPO, run_snippet
+from support import flat_page, published, REPO, run_snippet
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -215,7 +215,7 @@ def test_notation_clashes_are_disclosed():
             "you will see both built later") in page
     assert page.index("Here $w_{ij}$ is the weight") < page.index("Start a signal at the first word")
     assert "Here $T$ is the last time step" in page and "as a temperature, in [Softmax](softmax.md)" in page
-    notation = " ".join((REPO / "docs" / "notation.md").read_text(encoding="utf-8").split())
+    notation = flat_page("notation.md")
     assert "and the last time step of a recurrence in [Why attention](why-attention.md)" in notation
     assert "The same letter names the values $V$ below" in notation
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support import claim, kind, positional_encoding, softmax_row, text, v
+from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
 
 from lib.attention import softmax
 
@@ -75,12 +75,12 @@ def test_c000_79_distance_penalty_moves_weight_far():
 
 @claim("C000-68")
 def test_c000_68_names_where_the_0_02_comes_from():
-    from support import INVENTORY, REPO
+    from support import INVENTORY
 
     assert kind("C000-68") == "cannot be checked here"  # whether it fixes training is still a training question
     evidence = INVENTORY["C000-68"]["evidence"]
     assert "BERT's `initializer_range`" in evidence and "`c_proj` included" in evidence
-    positional = " ".join((REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8").split())
+    positional = flat_page("positional-encoding.md")
     assert "standard deviation 0.02 (`initializer_range`)" in positional  # the site's own citation of BERT
     assert v("debugging/heads", "wo_small_gain") < 1  # the measured effect the evidence quotes
 

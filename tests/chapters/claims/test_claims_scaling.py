@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support import claim, kind, positional_encoding, softmax_row, text, v
+from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
 
 from lib.attention import softmax
 
@@ -122,9 +122,9 @@ def test_g04_scale_is_a_temperature():
 
 @claim("C000-21")
 def test_c000_21_stable_rows_are_one_hot_to_rounding_as_the_chapter_says():
-    from support import INVENTORY, REPO
+    from support import INVENTORY
 
     evidence = INVENTORY["C000-21"]["evidence"]
     assert "exactly one-hot" not in evidence and "one-hot to float64 rounding" in evidence
-    chapter = " ".join((REPO / "docs" / "scaled-dot-product.md").read_text(encoding="utf-8").split())
+    chapter = flat_page("scaled-dot-product.md")
     assert "one-hot to within float64 rounding" in chapter  # the two pages now say the same
