@@ -7,8 +7,9 @@ markup, stylesheets and scripts are in scripts/material_workarounds.py.
   math in notebook Markdown cells. A formula KaTeX cannot parse is an error naming the page.
 - Pages with math preload every KaTeX font their formulas use (found from the rules of KaTeX's own stylesheet), so
   no formula is laid out first with a fallback font and then shifted when its font arrives.
-- Each KaTeX font keeps only the glyphs of the characters the site's formulas draw (read from the built pages,
-  where every formula is rendered), so a phone downloads a fraction of each font.
+- Each KaTeX font keeps only the glyphs of the characters the site's formulas draw (collected in a MathFonts as
+  the pages are rendered, each formula's characters read once from its KaTeX HTML), so a phone downloads a
+  fraction of each font.
 - Figures get their width and height (from the SVG file) so the page does not jump while they load; every figure
   after a page's first loads lazily.
 - Notebook pages inline JupyterLab's whole stylesheet (about 590 KB, thousands of rules the browser would match
@@ -49,14 +50,12 @@ NOTEBOOK_CODE = '<div class="highlight-ipynb'
 SVG_LENGTH = re.compile(r"^([\d.]+)(pt|px)?$")
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
 KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
-PRELOADED_FONT = re.compile(r'<link rel="preload" href="[^"]*/fonts/(KaTeX_[\w-]+\.woff2)"')
 KATEX_CSS = REPO / "docs" / "assets" / "katex" / "katex.min.css"
 EXTERNAL_SCRIPT = re.compile(r'<script src="([^"]+\.js)"></script>')
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
 VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 ROOT_BELOW_AN_ELEMENT = re.compile(r"\S\s*[\s>+~]\s*:root")  # `.jupyter-wrapper :root`: :root has no ancestor
-
 
 
 class MathError(ValueError):
@@ -92,6 +91,19 @@ def drawn_characters(page_html):
     return drawn.characters
 
 
+class MathFonts:
+    """What one build's pages use of KaTeX's fonts: the font files they preload and the characters their formulas
+    draw, collected as each page is rendered (so the built site is not read again to find them)."""
+
+    def __init__(self):
+        self.preloaded, self.drawn = set(), set()
+
+    def formula(self, tex, display):
+        """KaTeX's HTML for one formula, its characters noted."""
+        self.drawn |= _characters(tex, display)
+        return katex(tex, display)
+
+
 @functools.lru_cache(maxsize=None)
 def katex(tex, display):
     """KaTeX's HTML for one formula, or MathError saying which formula failed and why."""
@@ -101,26 +113,33 @@ def katex(tex, display):
         raise MathError(f"KaTeX cannot render {tex!r}: {error}") from None
 
 
-def render_math(page_html):
+@functools.lru_cache(maxsize=None)
+def _characters(tex, display):
+    return frozenset(drawn_characters(katex(tex, display)))
+
+
+def render_math(page_html, fonts):
     """Chapter pages: replace arithmatex's TeX (``generic: true`` output) with rendered KaTeX. A display formula may
     scroll sideways on a narrow screen, so it is reachable by keyboard."""
     page_html = DISPLAY_MATH.sub(
         lambda m: '<div class="arithmatex" tabindex="0" data-search-exclude>'
-        f"{katex(html.unescape(m.group(1)).strip(), True)}</div>",
+        f"{fonts.formula(html.unescape(m.group(1)).strip(), True)}</div>",
         page_html,
     )
     return INLINE_MATH.sub(
-        lambda m: f'<span class="arithmatex" data-search-exclude>{katex(html.unescape(m.group(1)).strip(), False)}</span>',
+        lambda m: '<span class="arithmatex" data-search-exclude>'
+        f"{fonts.formula(html.unescape(m.group(1)).strip(), False)}</span>",
         page_html,
     )
 
 
-def render_notebook_math(page_html):
+def render_notebook_math(page_html, fonts):
     """Notebook pages: render ``$...$`` and ``$$...$$`` in Markdown cells; drop the MathJax loader they carry."""
 
     def cell(match):
         return DOLLAR_MATH.sub(
-            lambda m: katex(html.unescape(m.group(1) or m.group(2)).strip(), m.group(1) is not None), match.group(1)
+            lambda m: fonts.formula(html.unescape(m.group(1) or m.group(2)).strip(), m.group(1) is not None),
+            match.group(1),
         )
 
     return NOTEBOOK_MARKDOWN.sub(cell, MATHJAX_LOADER.sub("", page_html))
@@ -149,16 +168,17 @@ def katex_font_rules():
     return [(classes, files[face]) for classes, face in picks]
 
 
-def preload_math_fonts(page_html):
-    """Ask for every KaTeX font the page's formulas use, with the stylesheets."""
+def preload_math_fonts(page_html, fonts):
+    """Ask for every KaTeX font the page's formulas use, with the stylesheets (and note them in ``fonts``)."""
     elements = {frozenset(value.split()) for value in CLASS_ATTRIBUTE.findall(page_html)}
-    fonts = list(dict.fromkeys(file for classes, file in katex_font_rules() if any(classes <= e for e in elements)))
+    files = list(dict.fromkeys(file for classes, file in katex_font_rules() if any(classes <= e for e in elements)))
 
     def preloads(match):
-        return "".join(f'<link rel="preload" href="{match.group(1)}{font}" as="font" type="font/woff2" '
-                       "crossorigin>" for font in fonts) + match.group(0)
+        fonts.preloaded.update(Path(file).name for file in files)
+        return "".join(f'<link rel="preload" href="{match.group(1)}{file}" as="font" type="font/woff2" '
+                       "crossorigin>" for file in files) + match.group(0)
 
-    return KATEX_STYLESHEET.sub(preloads, page_html, count=1) if fonts else page_html
+    return KATEX_STYLESHEET.sub(preloads, page_html, count=1) if files else page_html
 
 
 def defer_scripts(page_html):
@@ -255,33 +275,29 @@ def _parsed_css(css):
     return tuple(parsed(tinycss2.parse_stylesheet(css, skip_whitespace=True, skip_comments=True)))
 
 
-
-
-
-
-def chapter_content(page_html, page_url, docs_dir):
+def chapter_content(page_html, page_url, docs_dir, fonts):
     """A chapter's content: math rendered, figures sized, code kept out of search."""
-    return leave_out_of_search(size_images(render_math(page_html), page_url, docs_dir))
+    return leave_out_of_search(size_images(render_math(page_html, fonts), page_url, docs_dir))
 
 
-def notebook_content(page_html, page_url, docs_dir):
+def notebook_content(page_html, page_url, docs_dir, fonts):
     """A notebook page's content: Markdown cells' math rendered, figures sized, code cells focusable."""
     page_html = page_html.replace(NOTEBOOK_CODE, '<div tabindex="0" class="highlight-ipynb')
-    return size_images(render_notebook_math(page_html), page_url, docs_dir)
+    return size_images(render_notebook_math(page_html, fonts), page_url, docs_dir)
 
 
-def finish_page(page_html, notebook):
+def finish_page(page_html, notebook, fonts):
     """The whole page: a notebook page keeps only the CSS rules that can match it; pages with math preload its
     fonts; scripts are deferred."""
     if notebook:
         page_html = drop_unused_css(page_html)
-    return defer_scripts(preload_math_fonts(page_html))
+    return defer_scripts(preload_math_fonts(page_html, fonts))
 
 
-def finish_site(site_dir):
+def finish_site(site_dir, fonts):
     """The built site: fonts cut down to the glyphs the formulas draw, the search index written compactly."""
     compact_search_index(site_dir)
-    keep_only_the_glyphs_the_formulas_draw(site_dir)
+    keep_only_the_glyphs_the_formulas_draw(site_dir, fonts)
 
 
 def leave_out_of_search(page_html):
@@ -289,25 +305,15 @@ def leave_out_of_search(page_html):
     return page_html.replace(CODE_BLOCK, '<div class="highlight" data-search-exclude>')
 
 
-
-
-
-
-def keep_only_the_glyphs_the_formulas_draw(site_dir):
-    """Cut each KaTeX font that the site's pages preload down to the characters their formulas draw (the formulas
-    its pages show); the fonts no page asks for are never downloaded and stay as KaTeX ships them."""
-    site = Path(site_dir)
-    preloaded, drawn = set(), set()
-    for page in site.rglob("*.html"):
-        page_html = page.read_text(encoding="utf-8")
-        preloaded.update(PRELOADED_FONT.findall(page_html))
-        drawn.update(drawn_characters(page_html))
+def keep_only_the_glyphs_the_formulas_draw(site_dir, fonts):
+    """Cut each KaTeX font that the site's pages preload down to the characters their formulas draw (``fonts``:
+    the build's MathFonts); the fonts no page asks for are never downloaded and stay as KaTeX ships them."""
     options = subset.Options(layout_features=["*"], name_IDs=["*"], notdef_outline=True, hinting=False)
-    for name in sorted(preloaded):
-        path = site / "assets" / "katex" / "fonts" / name
+    for name in sorted(fonts.preloaded):
+        path = Path(site_dir) / "assets" / "katex" / "fonts" / name
         font = TTFont(path, recalcTimestamp=False)  # the same fonts from the same formulas, byte for byte
         subsetter = subset.Subsetter(options)
-        subsetter.populate(unicodes=[code for code in font.getBestCmap() if chr(code) in drawn])
+        subsetter.populate(unicodes=[code for code in font.getBestCmap() if chr(code) in fonts.drawn])
         subsetter.subset(font)
         font.flavor = "woff2"
         font.save(path)

@@ -2,8 +2,9 @@
 work is done in named modules; the hooks only call them.
 
 - on_startup: note whether `mkdocs serve` is running.
-- on_config: check the installed Material against its workarounds (scripts/material_workarounds.py); keep the
-  language switch's entries as mkdocs.yml gives them.
+- on_config: check the installed Material against its workarounds (scripts/material_workarounds.py); export every
+  notebook page with one shared nbconvert exporter (scripts/notebook_export.py); keep the language switch's
+  entries as mkdocs.yml gives them.
 - on_pre_build: while serving, rerun stale snippets (a failure is reported; serving goes on); the English build
   starts the Chinese one beside it (scripts/editions.py).
 - on_page_markdown: a chapter's tables and snippet values inlined, its notebook links and provenance footer
@@ -32,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # MkDocs loads hooks by path: make `scripts` importable
 
-from scripts import chapter_markdown, editions, fast_pages, provenance  # noqa: E402
+from scripts import chapter_markdown, editions, fast_pages, notebook_export, provenance  # noqa: E402
 from scripts.notebook_figures import chapter_alt_texts, link_figures  # noqa: E402
 from scripts.pipeline.notebooks import notebook_script  # noqa: E402
 from scripts.pipeline.project import REPO as ROOT, Project  # noqa: E402
@@ -48,6 +49,7 @@ log = logging.getLogger("mkdocs.hooks")
 _serving = False
 _alternate_roots = []
 _chinese_build = None  # the editions.ChineseBuild running beside this (English) build
+_math_fonts = None  # this build's fast_pages.MathFonts
 
 
 def on_startup(command, dirty):
@@ -59,6 +61,8 @@ def on_config(config):
     if material_workarounds:
         material_workarounds.check_version()
         material_workarounds.check_targets()
+    if "mkdocs-jupyter" in config.plugins:
+        notebook_export.use_shared_exporters()
     editions.own_notebook_cache(config)
     _alternate_roots[:] = [dict(alternate) for alternate in config.extra.get("alternate", [])]
 
@@ -66,7 +70,8 @@ def on_config(config):
 def on_pre_build(config):
     """While serving, rerun stale snippets first (in their own process, like `make outputs`); a failing or
     timed-out snippet is reported and the site keeps serving. Then the English build starts the Chinese one."""
-    global _chinese_build
+    global _chinese_build, _math_fonts
+    _math_fonts = fast_pages.MathFonts()
     if _serving and subprocess.run([sys.executable, "-m", "scripts.pipeline", "build"], cwd=ROOT).returncode != 0:
         log.warning("some snippets failed; their pages show the previous outputs (see the messages above)")
     if editions.ChineseBuild.wanted(config):
@@ -91,8 +96,8 @@ def on_page_content(html, page, config, files):
             markdown = chapter.read_text(encoding="utf-8") if chapter.exists() else ""
             markdown = chapter_markdown.inline_values(markdown, project, chapter.name)
             html = link_figures(html, project.generated, chapter_alt_texts(markdown))
-            return fast_pages.notebook_content(html, page.url, config["docs_dir"])
-        html = fast_pages.chapter_content(html, page.url, config["docs_dir"])
+            return fast_pages.notebook_content(html, page.url, config["docs_dir"], _math_fonts)
+        html = fast_pages.chapter_content(html, page.url, config["docs_dir"], _math_fonts)
         return material_workarounds.page_content(html) if material_workarounds else html
     except (ValueError, FileNotFoundError) as error:  # fast_pages.MathError is a ValueError
         log.warning(f"{page.file.src_path}: {error}")
@@ -105,7 +110,7 @@ def on_page_context(context, page, config, nav):
 
 
 def on_post_page(output, page, config):
-    output = fast_pages.finish_page(output, notebook=page.file.src_path.endswith(".ipynb"))
+    output = fast_pages.finish_page(output, page.file.src_path.endswith(".ipynb"), _math_fonts)
     return material_workarounds.drop_head_alternates(output, _alternate_roots) if material_workarounds else output
 
 
@@ -119,7 +124,7 @@ def on_post_build(config):
         script.write_text(notebook_script(notebook), encoding="utf-8")
     if not config["extra"].get("repo_blob"):
         provenance.copy_snippets(ROOT, config["site_dir"])
-    fast_pages.finish_site(config["site_dir"])
+    fast_pages.finish_site(config["site_dir"], _math_fonts)
     if material_workarounds:
         material_workarounds.site(config["site_dir"])
     if _chinese_build is not None:

@@ -13,7 +13,7 @@ def test_chapter_math_becomes_katex_html_with_mathml_and_leaves_no_tex_behind():
         '<p>Scale by <span class="arithmatex">\\(\\sqrt{d_k}\\)</span>, where <span class="arithmatex">\\(a &lt; b\\)</span>.</p>'
         '<div class="arithmatex">\\[\n\\frac{QK^\\top}{\\sqrt{d_k}}\n\\]</div>'
     )
-    html = fast_pages.render_math(page)
+    html = fast_pages.render_math(page, fast_pages.MathFonts())
     assert html.count('<span class="katex-display">') == 1  # the display formula, around its own .katex
     assert '<div class="arithmatex" tabindex="0"' in html  # it may scroll sideways: reachable by keyboard
     assert html.count('<span class="katex">') == 3
@@ -31,9 +31,16 @@ def test_a_page_draws_the_characters_of_its_formulas_not_their_tex():
     assert fast_pages.drawn_characters("<p>no math</p>") == set()
 
 
+def test_the_build_collects_the_characters_of_every_formula_it_renders():
+    fonts = fast_pages.MathFonts()
+    fast_pages.render_math('<span class="arithmatex">\\(\\beta \\leq 7\\)</span>', fonts)
+    fast_pages.render_notebook_math('<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown"><p>$\\gamma$</p></div>', fonts)
+    assert fonts.drawn == {"β", "≤", "7", "γ"}
+
+
 def test_a_formula_katex_cannot_parse_is_an_error_that_quotes_it():
     with pytest.raises(fast_pages.MathError, match=r"\\\\frac\{a\}\{"):
-        fast_pages.render_math('<span class="arithmatex">\\(\\frac{a}{\\)</span>')
+        fast_pages.render_math('<span class="arithmatex">\\(\\frac{a}{\\)</span>', fast_pages.MathFonts())
 
 
 def test_notebook_markdown_math_is_rendered_but_code_cells_are_left_alone():
@@ -42,7 +49,7 @@ def test_notebook_markdown_math_is_rendered_but_code_cells_are_left_alone():
         '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown"><h1>and the $\\sqrt{d_k}$</h1></div>'
         '<div class="jp-Cell"><pre>label=r"$x$"</pre></div>'
     )
-    html = fast_pages.render_notebook_math(page)
+    html = fast_pages.render_notebook_math(page, fast_pages.MathFonts())
     assert "mathjax" not in html and '<span class="katex">' in html
     assert html.endswith('<div class="jp-Cell"><pre>label=r"$x$"</pre></div>')
 
@@ -90,7 +97,7 @@ def test_pages_with_math_preload_the_katex_fonts_their_formulas_use():
 
     def preloaded(body):
         return re.findall(r'<link rel="preload" href="\.\./assets/katex/fonts/([\w-]+)\.woff2" as="font"',
-                          fast_pages.preload_math_fonts(head + body))
+                          fast_pages.preload_math_fonts(head + body, fast_pages.MathFonts()))
 
     assert preloaded('<span class="katex"><span class="mord">2</span></span>') == ["KaTeX_Main-Regular"]
     assert preloaded('<span class="katex"><span class="mord mathnormal">x</span></span>') == [
@@ -100,9 +107,11 @@ def test_pages_with_math_preload_the_katex_fonts_their_formulas_use():
     assert preloaded('<span class="katex"><span class="delimsizing size1">(</span></span>') == [
         "KaTeX_Main-Regular", "KaTeX_Size1-Regular"]
     assert preloaded('<span class="katex"><span class="size1">x</span></span>') == ["KaTeX_Main-Regular"]  # no delimiter
-    page = fast_pages.preload_math_fonts(head + '<span class="katex">2</span>')
+    fonts = fast_pages.MathFonts()
+    page = fast_pages.preload_math_fonts(head + '<span class="katex">2</span>', fonts)
     assert page.index('rel="preload"') < page.index('rel="stylesheet"')
-    assert fast_pages.preload_math_fonts(head + "<p>no math</p>") == head + "<p>no math</p>"
+    assert fonts.preloaded == {"KaTeX_Main-Regular.woff2"}  # noted for the build's font subsetting
+    assert fast_pages.preload_math_fonts(head + "<p>no math</p>", fonts) == head + "<p>no math</p>"
 
 
 

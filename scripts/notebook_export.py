@@ -1,0 +1,132 @@
+"""Notebook pages exported by one nbconvert exporter, not one per notebook: the same pages in a fraction of the time.
+
+mkdocs-jupyter 0.26 makes a new nbconvert HTMLExporter for each notebook page, and a MarkdownExporter for its
+table of contents, so Jinja compiles nbconvert's templates again for every notebook (over 300 compilations a
+build). Each HTMLExporter then parses the page it has just rendered (about 900 KB with JupyterLab's stylesheet)
+with BeautifulSoup, to add three attributes, and serializes it again. That parse alone took 7 of the 9 seconds
+the 18 notebooks took to export.
+
+``use_shared_exporters()`` points mkdocs-jupyter at ``notebook_html`` and ``notebook_markdown``: the same
+conversions, for ``.ipynb`` files, with one exporter of each kind per set of options, the three attributes
+added to the rendered HTML directly. tests/build/test_notebook_export.py checks that every notebook's page is the
+same document as mkdocs-jupyter's own export, and the version guard stops the build on a mkdocs-jupyter other
+than the one this was written against.
+"""
+
+import functools
+import json
+import re
+from importlib.metadata import version
+
+from mkdocs.exceptions import Abort
+from mkdocs_jupyter import convert, nbconvert2
+from mkdocs_jupyter.config import settings
+from mkdocs_jupyter.preprocessors import SubCell
+from nbconvert.exporters.html import HTMLExporter
+from nbconvert.exporters.markdown import MarkdownExporter
+from nbconvert.exporters.templateexporter import TemplateExporter, default_filters
+from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+
+WRITTEN_FOR = "0.26."  # the mkdocs-jupyter versions whose nb2html and nb2md these reproduce
+HTML_TEMPLATE, MARKDOWN_TEMPLATE = "mkdocs_html/notebook.html.j2", "mkdocs_md/md-no-codecell.md.j2"
+IMAGE_WITHOUT_ALT = re.compile(r"<img(?![^>]*\balt=)([^>]*)>")
+FOCUSABLE_DIV = re.compile(r'<div class="([^"]*\b(?:jp-Cell-inputWrapper|jp-OutputArea-output)\b[^"]*)"([^>]*)>')
+MISSING_ALT = "No description has been provided for this image"  # the text nbconvert gives an image without one
+
+
+class _HTMLExporter(HTMLExporter):
+    """nbconvert's HTMLExporter without its BeautifulSoup pass: the alt text and the two tabindex attributes that
+    pass adds are added to the rendered HTML (``focusable``)."""
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        resources = self._init_resources(resources)
+        self.register_filter("highlight_code", self.filters["highlight_code"])
+        self.register_filter("filter_data_type", WidgetsDataTypeFilter(
+            notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+        page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+        return focusable(page), resources
+
+
+def focusable(page):
+    """What nbconvert's HTMLExporter adds to a rendered notebook: its alt text on each image that has none, and
+    ``tabindex="0"`` on each cell's input and each output (they may scroll sideways)."""
+    page = IMAGE_WITHOUT_ALT.sub(lambda m: f'<img alt="{MISSING_ALT}"{m.group(1)}>', page)
+    return FOCUSABLE_DIV.sub(lambda m: f'<div class="{m.group(1)}"{m.group(2)} tabindex="0">'
+                             if "tabindex=" not in m.group(2) else m.group(0), page)
+
+
+@functools.lru_cache(maxsize=None)
+def _html_exporter(options):
+    """One HTML exporter for each set of nb2html options (``options``: their JSON)."""
+    o = json.loads(options)
+    app = nbconvert2.get_nbconvert_app(
+        execute=o["execute"], kernel_name=o["kernel_name"], start=o["start"], end=o["end"],
+        allow_errors=o["allow_errors"], show_input=o["show_input"], no_input=o["no_input"],
+        no_prompt=o["no_prompt"], remove_tag_config=o["remove_tag_config"])
+    default_filters["clean_html"] = lambda element: element.decode() if isinstance(element, bytes) else str(element)
+    return _HTMLExporter(
+        config=app.config, template_file=HTML_TEMPLATE, extra_template_paths=[settings.templates_dir],
+        preprocessors=[SubCell], theme=o["theme"], mathjax_url=o["custom_mathjax_url"],
+        filters={"highlight_code": nbconvert2.mk_custom_highlight_code(extra_css_classes=o["highlight_extra_classes"])})
+
+
+@functools.lru_cache(maxsize=None)
+def _markdown_exporter():
+    return MarkdownExporter(config=nbconvert2.get_nbconvert_app().config, template_file=MARKDOWN_TEMPLATE,
+                            extra_template_paths=[settings.templates_dir])
+
+
+def notebook_html(nb_path, execute=False, kernel_name="", theme="light", start=0, end=None, allow_errors=True,
+                  show_input=True, no_input=False, no_prompt=False, remove_tag_config={}, highlight_extra_classes="",
+                  include_requirejs=False, custom_mathjax_url=""):
+    """mkdocs-jupyter's nb2html (same arguments, same page) for an ``.ipynb`` file, from a shared exporter."""
+    options = dict(execute=execute, kernel_name=kernel_name, theme=theme, start=start, end=end,
+                   allow_errors=allow_errors, show_input=show_input, no_input=no_input, no_prompt=no_prompt,
+                   remove_tag_config=remove_tag_config, highlight_extra_classes=highlight_extra_classes,
+                   custom_mathjax_url=custom_mathjax_url)
+    with open(nb_path, encoding="utf-8") as stream:  # the kernel's language names the code cells' lexer
+        nbconvert2.kernel_lang = json.load(stream)["metadata"].get("kernelspec", {}).get("language", "python")
+    nbconvert2.cell_id = 0  # each page numbers its code cells from 1
+    exporter = _html_exporter(json.dumps(options, sort_keys=True))
+    content, resources = exporter.from_filename(
+        nb_path, resources={"mkdocs": {"test": "value", "include_requirejs": include_requirejs}})
+    content += f"""
+        <style>
+        {resources["inlining"]["css"]}
+        </style>
+        """
+    if highlight_extra_classes:
+        content = content.replace("jp-OutputArea-output", f"jp-OutputArea-output {highlight_extra_classes}")
+    return content
+
+
+def notebook_markdown(nb_path, start=0, end=None, execute=False, kernel_name=""):
+    """mkdocs-jupyter's nb2md (the Markdown its table of contents is read from), from a shared exporter."""
+    if (start, end, execute) != (0, None, False):
+        return _original["nb2md"](nb_path, start=start, end=end, execute=execute, kernel_name=kernel_name)
+    body, _ = _markdown_exporter().from_filename(nb_path)
+    body = re.sub(r"```.*?```", "", body, flags=re.DOTALL)
+    body = re.sub(r"`[^`\n]*`", "", body)
+    return re.sub(r"`[^`]*`", lambda m: m.group() if re.search(r"^#{1,6} ", m.group(), re.MULTILINE) else "", body)
+
+
+_original = {"nb2html": convert.nb2html, "nb2md": convert.nb2md}
+
+
+def _for_notebooks(shared, original):
+    """``shared`` for .ipynb files; mkdocs-jupyter's own conversion for the .py and .md files it also reads."""
+
+    def convert_file(nb_path, *args, **kwargs):
+        return (shared if str(nb_path).endswith(".ipynb") else original)(nb_path, *args, **kwargs)
+
+    return convert_file
+
+
+def use_shared_exporters():
+    """Point mkdocs-jupyter's plugin at the shared exporters (it calls ``convert.nb2html`` and ``convert.nb2md``)."""
+    installed = version("mkdocs-jupyter")
+    if not installed.startswith(WRITTEN_FOR):
+        raise Abort(f"scripts/notebook_export.py reproduces mkdocs-jupyter {WRITTEN_FOR}x's nb2html and nb2md; "
+                    f"{installed} is installed: check tests/build/test_notebook_export.py passes, then update WRITTEN_FOR")
+    convert.nb2html = _for_notebooks(notebook_html, _original["nb2html"])
+    convert.nb2md = _for_notebooks(notebook_markdown, _original["nb2md"])

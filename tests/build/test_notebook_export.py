@@ -1,0 +1,60 @@
+"""The shared notebook exporters (scripts/notebook_export.py) give mkdocs-jupyter's own pages: for every notebook,
+the same document as mkdocs-jupyter's nb2html (same elements, attributes and text), the same table-of-contents
+Markdown as its nb2md; and the guard stops a build on another mkdocs-jupyter."""
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+from mkdocs.exceptions import Abort
+from support import REPO
+
+from scripts import notebook_export
+
+NOTEBOOKS = sorted((REPO / "docs" / "notebooks").glob("*.ipynb"))
+ORIGINAL_HTML, ORIGINAL_MARKDOWN = notebook_export._original["nb2html"], notebook_export._original["nb2md"]
+
+
+def plugin_options():
+    """The nb2html arguments mkdocs-jupyter passes with the site's configuration (mkdocs.yml)."""
+    config = yaml.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    (jupyter,) = [p["mkdocs-jupyter"] for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p]
+    assert jupyter["execute"] == "false" and jupyter["no_prompt"] == "true"
+    return dict(execute=False, kernel_name=jupyter["kernel_name"], theme="", allow_errors=False, show_input=True,
+                no_input=False, no_prompt=True, remove_tag_config=jupyter["remove_tag_config"],
+                highlight_extra_classes="", include_requirejs=False, custom_mathjax_url="")
+
+
+def document(page):
+    """A page as its elements in order (name and attributes, class lists as sets) and its text."""
+    soup = BeautifulSoup(page, "html.parser")
+    elements = [(e.name, {k: set(v) if isinstance(v, list) else v for k, v in e.attrs.items()}) for e in soup.find_all(True)]
+    return elements, soup.get_text()
+
+
+def test_the_options_are_the_plugins():
+    assert plugin_options()["remove_tag_config"] == {"remove_input_tags": ["module-source"]}
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
+def test_each_notebook_page_is_the_plugins_own_document(notebook):
+    options = plugin_options()
+    ours, theirs = notebook_export.notebook_html(notebook, **options), ORIGINAL_HTML(str(notebook), **options)
+    assert document(ours) == document(theirs)
+    assert notebook_export.notebook_markdown(notebook) == ORIGINAL_MARKDOWN(str(notebook))
+
+
+def test_focusable_adds_what_nbconvert_adds_and_only_that():
+    page = ('<div class="jp-Cell-inputWrapper">a</div><div class="jp-OutputArea-output x" id="o">b</div>'
+            '<div class="jp-OutputArea-output" tabindex="0">c</div><div class="jp-Cell">d</div>'
+            '<img src="x.svg"><img alt="kept" src="y.svg">')
+    assert notebook_export.focusable(page) == (
+        '<div class="jp-Cell-inputWrapper" tabindex="0">a</div>'
+        '<div class="jp-OutputArea-output x" id="o" tabindex="0">b</div>'
+        '<div class="jp-OutputArea-output" tabindex="0">c</div><div class="jp-Cell">d</div>'
+        f'<img alt="{notebook_export.MISSING_ALT}" src="x.svg"><img alt="kept" src="y.svg">')
+
+
+def test_another_mkdocs_jupyter_stops_the_build_naming_the_check(monkeypatch):
+    monkeypatch.setattr(notebook_export, "version", lambda name: "0.27.0")
+    with pytest.raises(Abort, match="0.27.0 is installed: check tests/build/test_notebook_export.py"):
+        notebook_export.use_shared_exporters()
