@@ -24,6 +24,7 @@ markup, stylesheets and scripts are in scripts/material_workarounds.py.
 
 import functools
 import html
+import io
 import json
 import posixpath
 import re
@@ -36,6 +37,7 @@ import tinycss2
 from fontTools import subset
 from fontTools.ttLib import TTFont
 
+from scripts.build_cache import cached
 from scripts.pipeline.project import REPO
 
 INLINE_MATH = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.DOTALL)
@@ -51,6 +53,7 @@ SVG_LENGTH = re.compile(r"^([\d.]+)(pt|px)?$")
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
 KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
 KATEX_CSS = REPO / "docs" / "assets" / "katex" / "katex.min.css"
+KATEX_FONTS = REPO / "docs" / "assets" / "katex" / "fonts"  # as KaTeX ships them; the site's copies are cut down
 EXTERNAL_SCRIPT = re.compile(r'<script src="([^"]+\.js)"></script>')
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
@@ -107,10 +110,14 @@ class MathFonts:
 @functools.lru_cache(maxsize=None)
 def katex(tex, display):
     """KaTeX's HTML for one formula, or MathError saying which formula failed and why."""
-    try:
-        return pykatex.renderToString(tex, displayMode=display, throwOnError=True)
-    except pykatex.ParseError as error:
-        raise MathError(f"KaTeX cannot render {tex!r}: {error}") from None
+
+    def render():
+        try:
+            return pykatex.renderToString(tex, displayMode=display, throwOnError=True)
+        except pykatex.ParseError as error:
+            raise MathError(f"KaTeX cannot render {tex!r}: {error}") from None
+
+    return cached("katex", (tex, display), render)
 
 
 @functools.lru_cache(maxsize=None)
@@ -249,7 +256,10 @@ def drop_unused_css(page_html):
 def _parsed_css(css):
     """A stylesheet as (prelude, body) pairs, parsed once for all the pages that inline it. A style rule's prelude
     is its selectors, each with the classes it requires; @media and @supports have a tuple of rules as body."""
+    return cached("css", css, lambda: _parse_css(css))
 
+
+def _parse_css(css):
     def selectors(prelude):
         current = []
         for token in [*prelude, ","]:
@@ -308,15 +318,22 @@ def leave_out_of_search(page_html):
 def keep_only_the_glyphs_the_formulas_draw(site_dir, fonts):
     """Cut each KaTeX font that the site's pages preload down to the characters their formulas draw (``fonts``:
     the build's MathFonts); the fonts no page asks for are never downloaded and stay as KaTeX ships them."""
-    options = subset.Options(layout_features=["*"], name_IDs=["*"], notdef_outline=True, hinting=False)
     for name in sorted(fonts.preloaded):
-        path = Path(site_dir) / "assets" / "katex" / "fonts" / name
-        font = TTFont(path, recalcTimestamp=False)  # the same fonts from the same formulas, byte for byte
-        subsetter = subset.Subsetter(options)
-        subsetter.populate(unicodes=[code for code in font.getBestCmap() if chr(code) in fonts.drawn])
-        subsetter.subset(font)
-        font.flavor = "woff2"
-        font.save(path)
+        original = (KATEX_FONTS / name).read_bytes()
+        cut = cached("font", (original, sorted(fonts.drawn)), lambda: _subset(original, fonts.drawn))
+        (Path(site_dir) / "assets" / "katex" / "fonts" / name).write_bytes(cut)
+
+
+def _subset(font_file, characters):
+    """A woff2 font (bytes) cut down to the glyphs of ``characters``, byte for byte the same for the same input."""
+    font = TTFont(io.BytesIO(font_file), recalcTimestamp=False)
+    subsetter = subset.Subsetter(subset.Options(layout_features=["*"], name_IDs=["*"], notdef_outline=True, hinting=False))
+    subsetter.populate(unicodes=[code for code in font.getBestCmap() if chr(code) in characters])
+    subsetter.subset(font)
+    font.flavor = "woff2"
+    cut = io.BytesIO()
+    font.save(cut)
+    return cut.getvalue()
 
 
 def compact_search_index(site_dir):

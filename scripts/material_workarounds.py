@@ -29,6 +29,10 @@ were written for.
   ``.md-content__inner`` are skipped off screen (``content-visibility``).
 - search_dialog_name (docs/assets/javascripts/site.js): Material's search dialog (``.md-search``) gets the
   accessible name of its search box (``.md-search__input``, whose aria-label Material words in the page's language).
+- search_entries_by_content: the search plugin parses each page's HTML with a pure-Python parser (and cuts the
+  Chinese text into words with jieba), about a third of a warm build; a page's entries depend only on its HTML,
+  address, title, table of contents, search metadata and the plugin's configuration (dictionaries included), so
+  they are kept in the build cache (scripts/build_cache.py) under those.
 """
 
 import re
@@ -36,17 +40,19 @@ from importlib.metadata import version
 from pathlib import Path
 
 import material
-
+from material.plugins.search.plugin import SearchIndex
 from mkdocs.exceptions import Abort
 
+from scripts.build_cache import cached
 from scripts.pipeline.project import REPO
 
 MATERIAL = Path(material.__file__).parent / "templates"
+SEARCH_PLUGIN = "../plugins/search/plugin.py"  # relative to MATERIAL, like every other target
 OVERRIDES = REPO / "overrides"
 WRITTEN_FOR = "9.8."  # the Material versions these workarounds were written against and checked on
 WORKAROUNDS = ("tables_in_scroll_wrappers", "style_wrapped_tables_as_material_does",
                "keep_page_loads_from_restyling_twice", "code_reachable_by_keyboard", "drop_head_alternates",
-               "early_script", "language_selector", "site_css", "search_dialog_name")
+               "early_script", "language_selector", "site_css", "search_dialog_name", "search_entries_by_content")
 
 TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
 MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and its stylesheet's selector for them
@@ -128,6 +134,11 @@ def check_targets(material=MATERIAL, overrides=OVERRIDES):
     search = material / "partials" / "search.html"
     require("search_dialog_name", SEARCH_INPUT.search(search.read_text(encoding="utf-8")),
             'the dialog class="md-search" and its box class="md-search__input" with an aria-label', search)
+    plugin = material / SEARCH_PLUGIN
+    source = plugin.read_text(encoding="utf-8")
+    require("search_entries_by_content", "def add_entry_from_context(self, page):" in source
+            and "self.entries.append(entry)" in source, "SearchIndex.add_entry_from_context appending to self.entries",
+            plugin)
 
 
 def tables_in_scroll_wrappers(page_html):
@@ -177,3 +188,35 @@ def site(site_dir, material=MATERIAL):
     folder rewrites them once)."""
     keep_page_loads_from_restyling_twice(site_dir, material)
     style_wrapped_tables_as_material_does(site_dir, material)
+
+
+def _toc(items):
+    return [(item.id, item.url, item.title, _toc(item.children)) for item in items]
+
+
+def _dictionaries(config):
+    return [Path(config[name]).read_bytes() for name in ("jieba_dict", "jieba_dict_user") if config.get(name)]
+
+
+def search_entries_by_content(index_class=SearchIndex):
+    """Keep each page's search entries in the build cache, keyed by everything the search plugin reads to make them."""
+    add = index_class.add_entry_from_context
+    if getattr(add, "by_content", False):
+        return
+
+    def add_entry_from_context(self, page):
+        meta = {name: page.meta.get(name) for name in ("title", "tags", "search")}
+        key = (page.content, page.url, page.title, meta, _toc(page.toc), repr(sorted(self.config.items())),
+               _dictionaries(self.config))
+        start = len(self.entries)
+
+        def entries():
+            add(self, page)
+            return self.entries[start:]
+
+        found = cached("search", key, entries)
+        if len(self.entries) == start:  # a stored result: the plugin did not run
+            self.entries.extend(found)
+
+    add_entry_from_context.by_content = True
+    index_class.add_entry_from_context = add_entry_from_context

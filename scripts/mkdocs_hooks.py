@@ -61,6 +61,7 @@ def on_config(config):
     if material_workarounds:
         material_workarounds.check_version()
         material_workarounds.check_targets()
+        material_workarounds.search_entries_by_content()
     if "mkdocs-jupyter" in config.plugins:
         notebook_export.use_shared_exporters()
     editions.own_notebook_cache(config)

@@ -17,18 +17,21 @@ from scripts.material_workarounds import MATERIAL, TargetMissing
 
 # The files of Material the guards read, relative to its templates folder.
 TARGETS = ["base.html", "partials/header.html", "partials/alternate.html", "partials/search.html",
-           "assets/javascripts/bundle.*.min.js", "assets/stylesheets/main.*.min.css", "assets/stylesheets/palette.*.min.css"]
+           "assets/javascripts/bundle.*.min.js", "assets/stylesheets/main.*.min.css", "assets/stylesheets/palette.*.min.css",
+           workarounds.SEARCH_PLUGIN]
 
 
 @pytest.fixture
 def material_copy(tmp_path):
-    """A copy of the installed Material's files that the guards read, to edit one target in."""
+    """A copy of the installed Material's files that the guards read (its templates folder and the search plugin
+    beside it), to edit one target in."""
+    templates = tmp_path / "templates"
     for pattern in TARGETS:
         for path in MATERIAL.glob(pattern):
-            copy = tmp_path / path.relative_to(MATERIAL)
+            copy = templates / path.relative_to(MATERIAL)
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, copy)
-    return tmp_path
+    return templates
 
 
 def edit(material, pattern, old, new):
@@ -70,6 +73,7 @@ GONE = {
                           ("partials/alternate.html", 'class="md-select__link"', 'class="md-select__link" rel="x"')],
     "site_css": [("base.html", 'class="md-content__inner', 'class="md-content__body')],
     "search_dialog_name": [("partials/search.html", 'class="md-search__input"', 'class="md-search__query"')],
+    "search_entries_by_content": [(workarounds.SEARCH_PLUGIN, "self.entries.append(entry)", "self.entries += [entry]")],
 }
 
 
@@ -201,3 +205,36 @@ def test_without_the_workarounds_module_and_partial_the_site_builds_and_renders(
         assert "[data-md-color-switching]" in palette.read_text(encoding="utf-8")
     masks = BeautifulSoup((site / "masks" / "index.html").read_text(encoding="utf-8"), "html.parser")
     assert masks.select("article table") and masks.select(".katex")  # tables and math still there
+
+
+def test_search_entries_come_from_the_cache_only_for_the_same_page(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from material.plugins.search.plugin import SearchIndex
+
+    from scripts import build_cache
+
+    monkeypatch.setattr(build_cache, "CACHE", tmp_path)
+    calls = []
+
+    class Index(SearchIndex):
+        def add_entry_from_context(self, page):
+            calls.append(page.url)
+            super().add_entry_from_context(page)
+
+    workarounds.search_entries_by_content(Index)
+    config = {"lang": ["en"], "separator": r"[\s\-]+", "pipeline": [], "fields": {}}
+    heading = SimpleNamespace(id="scale", url="#scale", title="Scale", children=[])
+    page = SimpleNamespace(content='<h1 id="t">T</h1><p>one</p><h2 id="scale">Scale</h2><p>two words</p>',
+                           url="softmax/", title="T", meta={}, toc=[heading])
+    expected = SearchIndex(**config)
+    expected.add_entry_from_context(page)
+    first, again = Index(**config), Index(**config)
+    first.add_entry_from_context(page)
+    again.add_entry_from_context(page)
+    assert first.entries == again.entries == expected.entries and len(expected.entries) == 2
+    assert calls == ["softmax/"]  # the second index read the stored entries
+    changed = SimpleNamespace(**{**vars(page), "content": page.content.replace("two", "three")})
+    Index(**config).add_entry_from_context(changed)
+    assert calls == ["softmax/", "softmax/"]
+

@@ -1,0 +1,46 @@
+"""Results of the build's slow pure functions, kept across builds under the digest of what they are computed from.
+
+A formula's KaTeX HTML, a notebook stylesheet's parsed rules, a cut-down font and a page's search entries depend
+only on their inputs, the installed libraries that compute them and the code that calls those: the key is the
+digest of all of them, so an unchanged input is computed once (also for the other edition, which builds at the
+same time in its own process) and a changed one is never served a stale result. Entries are written whole
+(to a temporary file, then renamed), so a reader never sees half of one. ``make clean`` removes .cache/.
+"""
+
+import functools
+import hashlib
+import os
+import pickle
+import tempfile
+from importlib.metadata import version
+from pathlib import Path
+
+from scripts.pipeline.project import REPO
+
+CACHE = REPO / ".cache" / "build"
+LIBRARIES = ("pykatex", "tinycss2", "fonttools", "mkdocs-material", "jieba")
+
+
+@functools.cache
+def _salt():
+    """The installed versions of the libraries that compute cached results, and the code of the modules that call
+    them (a change to either starts afresh)."""
+    callers = [Path(__file__).parent / name for name in ("build_cache.py", "fast_pages.py", "material_workarounds.py")]
+    code = b"".join(path.read_bytes() for path in callers if path.exists())  # the workarounds may be deleted
+    return hashlib.sha256(repr([version(name) for name in LIBRARIES]).encode() + code).hexdigest()
+
+
+def cached(kind, key, compute):
+    """``compute()``, or its stored result for ``key`` (any picklable value: the inputs of the result)."""
+    digest = hashlib.sha256(pickle.dumps((_salt(), key), protocol=5)).hexdigest()
+    path = CACHE / kind / digest[:2] / digest
+    try:
+        return pickle.loads(path.read_bytes())
+    except (FileNotFoundError, EOFError, pickle.UnpicklingError):
+        pass
+    result = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as stream:
+        stream.write(pickle.dumps(result, protocol=5))
+    os.replace(stream.name, path)
+    return result
