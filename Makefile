@@ -59,7 +59,7 @@ site: install  ## build the static site into site/ (strict: any warning fails)
 	@$(call timed,site (both editions),$(BIN)/mkdocs build --strict)
 
 serve: outputs  ## serve the site at http://127.0.0.1:8000 (reruns edited snippets on save)
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	$(BIN)/mkdocs serve --dirty --dev-addr 127.0.0.1:8000
 
 # The suite runs on every CPU (pytest-xdist); the site is built once for all workers (tests/conftest.py).
 # make test-fast runs fewer Hypothesis examples per property (HYPOTHESIS_PROFILE=fast); make test and CI run 1000.

@@ -1,7 +1,8 @@
 """Results of the build's slow pure functions, kept across builds under the digest of what they are computed from.
 
-A formula's KaTeX HTML, a notebook stylesheet's parsed rules, a cut-down font and a page's search entries depend
-only on their inputs, the installed libraries that compute them and the code that calls those: the key is the
+A formula's KaTeX HTML, a notebook stylesheet's parsed rules, a cut-down font, a page's search entries and a
+notebook's plain-script twin depend only on their inputs, the installed libraries that compute them and the
+build's code: the key is the
 digest of all of them, so an unchanged input is computed once (also for the other edition, which builds at the
 same time in its own process) and a changed one is never served a stale result. Entries are written whole
 (to a temporary file, then renamed), so a reader never sees half of one. ``make clean`` removes .cache/.
@@ -18,15 +19,14 @@ from pathlib import Path
 from scripts.pipeline.project import REPO
 
 CACHE = REPO / ".cache" / "build"
-LIBRARIES = ("pykatex", "tinycss2", "fonttools", "mkdocs-material", "jieba")
+LIBRARIES = ("pykatex", "tinycss2", "fonttools", "mkdocs-material", "jieba", "jupytext")
 
 
 @functools.cache
 def _salt():
-    """The installed versions of the libraries that compute cached results, and the code of the modules that call
-    them (a change to either starts afresh)."""
-    callers = [Path(__file__).parent / name for name in ("build_cache.py", "fast_pages.py", "material_workarounds.py")]
-    code = b"".join(path.read_bytes() for path in callers if path.exists())  # the workarounds may be deleted
+    """The installed versions of the libraries that compute cached results, and the build's code (scripts/): a
+    change to either starts afresh."""
+    code = b"".join(path.read_bytes() for path in sorted(Path(__file__).parent.rglob("*.py")))
     return hashlib.sha256(repr([version(name) for name in LIBRARIES]).encode() + code).hexdigest()
 
 

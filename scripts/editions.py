@@ -42,14 +42,17 @@ def language_switch(roots, page_url):
 
 
 class ChineseBuild:
-    """The Chinese edition building in a second process, into a scratch folder (the English build is about to
-    empty its site folder), with the English build's strictness."""
+    """The Chinese edition building in a second process, with the English build's strictness: into a scratch
+    folder (the English build is about to empty its site folder), or for a dirty build (which empties nothing and
+    renders only the changed pages) into <site>/zh itself."""
 
-    def __init__(self, config):
+    def __init__(self, config, dirty=False):
         chinese = Path(config.config_file_path).with_name(CHINESE_CONFIG)
-        self.scratch = Path(tempfile.mkdtemp(prefix="site-zh-"))
-        command = [sys.executable, "-m", GENERATOR, "build", "-f", str(chinese), "-d", str(self.scratch)]
-        self.process = subprocess.Popen(command + (["--strict"] if config.strict else []), cwd=chinese.parent)
+        self.dirty = dirty
+        self.folder = Path(config.site_dir) / "zh" if dirty else Path(tempfile.mkdtemp(prefix="site-zh-"))
+        command = [sys.executable, "-m", GENERATOR, "build", "-f", str(chinese), "-d", str(self.folder)]
+        command += (["--strict"] if config.strict else []) + (["--dirty"] if dirty else [])
+        self.process = subprocess.Popen(command, cwd=chinese.parent)
 
     @staticmethod
     def wanted(config):
@@ -60,16 +63,22 @@ class ChineseBuild:
         """Wait for the build and move it into ``target``; a failure stops the English build, or while serving
         is reported and leaves the Chinese edition out."""
         if self.process.wait() != 0:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            self._drop_scratch()
             if not serving:
                 raise Abort(f"the Chinese edition ({CHINESE_CONFIG}) failed to build: see its messages above")
-            log.warning("the Chinese edition failed to build; /zh/ is missing from this build (see the messages above)")
+            log.warning("the Chinese edition failed to build; /zh/ is missing from this build or shows the last one "
+                        "(see the messages above)")
             return
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.move(self.scratch, target)
+        if not self.dirty:
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.move(self.folder, target)
 
     def stop(self):
         """The English build failed: stop the Chinese one and drop its scratch folder."""
         self.process.kill()
         self.process.wait()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        self._drop_scratch()
+
+    def _drop_scratch(self):
+        if not self.dirty:
+            shutil.rmtree(self.folder, ignore_errors=True)

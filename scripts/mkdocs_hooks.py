@@ -1,12 +1,14 @@
 """MkDocs hooks: what the site adds to MkDocs, in the order MkDocs calls them (and this file defines them). The
 work is done in named modules; the hooks only call them.
 
-- on_startup: note whether `mkdocs serve` is running.
+- on_startup: note whether `mkdocs serve` is running, and whether it rebuilds only what changed (``--dirty``,
+  as `make serve` runs it: scripts/serve_rebuilds.py).
 - on_config: check the installed Material against its workarounds (scripts/material_workarounds.py); export every
   notebook page with one shared nbconvert exporter (scripts/notebook_export.py); keep the language switch's
   entries as mkdocs.yml gives them.
-- on_pre_build: while serving, rerun stale snippets (a failure is reported; serving goes on); the English build
-  starts the Chinese one beside it (scripts/editions.py).
+- on_pre_build: while serving, rerun stale snippets when a snippet changed (a failure is reported; serving goes
+  on) and mark the pages that show their new outputs; the English build starts the Chinese one beside it
+  (scripts/editions.py), except in a dirty rebuild after edits to English pages only.
 - on_page_markdown: a chapter's tables and snippet values inlined, its notebook links and provenance footer
   appended, the ledger's tables filled in (scripts/chapter_markdown.py).
 - on_page_content: math rendered at build time, figures sized and lazy, code kept out of search
@@ -33,7 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # MkDocs loads hooks by path: make `scripts` importable
 
-from scripts import chapter_markdown, editions, fast_pages, notebook_export, provenance  # noqa: E402
+from scripts import chapter_markdown, editions, fast_pages, notebook_export, provenance, serve_rebuilds  # noqa: E402
+from scripts.build_cache import cached  # noqa: E402
 from scripts.notebook_figures import chapter_alt_texts, link_figures  # noqa: E402
 from scripts.pipeline.notebooks import notebook_script  # noqa: E402
 from scripts.pipeline.project import REPO as ROOT, Project  # noqa: E402
@@ -47,14 +50,18 @@ except ModuleNotFoundError as missing:  # deleted: the site builds without them,
 
 log = logging.getLogger("mkdocs.hooks")
 _serving = False
+_dirty = False  # each build renders only the pages whose sources changed (mkdocs serve --dirty)
 _alternate_roots = []
 _chinese_build = None  # the editions.ChineseBuild running beside this (English) build
-_math_fonts = None  # this build's fast_pages.MathFonts
+_math_fonts = None  # the fast_pages.MathFonts of the pages built so far (this build, or this dirty serve)
+_files = None  # while serving: the files the last build read (serve_rebuilds.files)
 
 
 def on_startup(command, dirty):
-    global _serving
-    _serving = command == "serve"
+    global _serving, _dirty
+    _serving, _dirty = command == "serve", dirty
+    if dirty:
+        logging.getLogger("mkdocs.commands.build").addFilter(serve_rebuilds.DirtyBuildIsInformation())
 
 
 def on_config(config):
@@ -69,14 +76,41 @@ def on_config(config):
 
 
 def on_pre_build(config):
-    """While serving, rerun stale snippets first (in their own process, like `make outputs`); a failing or
-    timed-out snippet is reported and the site keeps serving. Then the English build starts the Chinese one."""
-    global _chinese_build, _math_fonts
-    _math_fonts = fast_pages.MathFonts()
-    if _serving and subprocess.run([sys.executable, "-m", "scripts.pipeline", "build"], cwd=ROOT).returncode != 0:
+    """While serving, rerun stale snippets first (in their own process, like `make outputs`) when a snippet
+    changed; a failing or timed-out snippet is reported and the site keeps serving. Then the English build starts
+    the Chinese one, unless this is a dirty rebuild after edits to English pages only."""
+    global _chinese_build, _math_fonts, _files
+    if _math_fonts is None or not _dirty:  # a dirty rebuild keeps the fonts' glyphs of the pages it does not render
+        _math_fonts = fast_pages.MathFonts()
+    edited = None  # everything, as far as this build knows
+    if _serving:
+        edited, _files = rerun_snippets(config, _files)
+    if _dirty and "mkdocs-jupyter" in config.plugins:
+        notebook_export.keep_cache_of_pages_not_rebuilt(config.plugins["mkdocs-jupyter"])
+    chinese_unchanged = _dirty and edited is not None and serve_rebuilds.english_pages_only(edited)
+    if editions.ChineseBuild.wanted(config) and not chinese_unchanged:
+        _chinese_build = editions.ChineseBuild(config, _dirty)
+
+
+def rerun_snippets(config, before):
+    """Rerun the stale snippets when a snippet changed since the last build (``before``: its files, or None for
+    the first); in a dirty rebuild, mark the pages of both editions that show outputs which changed. Returns the
+    changed paths (None on the first build) and the files now."""
+    now = serve_rebuilds.files(ROOT)
+    edited = None if before is None else serve_rebuilds.changed(before, now)
+    if edited is not None and not serve_rebuilds.snippets_changed(edited):
+        return edited, now
+    if subprocess.run([sys.executable, "-m", "scripts.pipeline", "build"], cwd=ROOT).returncode != 0:
         log.warning("some snippets failed; their pages show the previous outputs (see the messages above)")
-    if editions.ChineseBuild.wanted(config):
-        _chinese_build = editions.ChineseBuild(config)
+    after = serve_rebuilds.files(ROOT)
+    if edited is None:
+        return None, after
+    outputs = serve_rebuilds.changed(now, after)
+    if _dirty:
+        rerun = serve_rebuilds.rerun_snippets(outputs)
+        serve_rebuilds.age_pages_showing(rerun, config["docs_dir"], config["site_dir"])
+        serve_rebuilds.age_pages_showing(rerun, ROOT / "docs-zh", Path(config["site_dir"]) / "zh")
+    return edited | outputs, after
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -122,7 +156,8 @@ def on_post_build(config):
     for notebook in sorted(Project().notebooks.glob("*.ipynb")):
         script = Path(config["site_dir"]) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
         script.parent.mkdir(parents=True, exist_ok=True)
-        script.write_text(notebook_script(notebook), encoding="utf-8")
+        script.write_text(cached("notebook-script", notebook.read_bytes(), lambda: notebook_script(notebook)),
+                          encoding="utf-8")
     if not config["extra"].get("repo_blob"):
         provenance.copy_snippets(ROOT, config["site_dir"])
     fast_pages.finish_site(config["site_dir"], _math_fonts)

@@ -10,13 +10,15 @@ the 18 notebooks took to export.
 conversions, for ``.ipynb`` files, with one exporter of each kind per set of options, the three attributes
 added to the rendered HTML directly. tests/build/test_notebook_export.py checks that every notebook's page is the
 same document as mkdocs-jupyter's own export, and the version guard stops the build on a mkdocs-jupyter other
-than the one this was written against.
+than the one this was written against. ``keep_cache_of_pages_not_rebuilt`` keeps the plugin's page cache
+through a dirty rebuild (``make serve``).
 """
 
 import functools
 import json
 import re
 from importlib.metadata import version
+from pathlib import Path
 
 from mkdocs.exceptions import Abort
 from mkdocs_jupyter import convert, nbconvert2
@@ -130,3 +132,9 @@ def use_shared_exporters():
                     f"{installed} is installed: check tests/build/test_notebook_export.py passes, then update WRITTEN_FOR")
     convert.nb2html = _for_notebooks(notebook_html, _original["nb2html"])
     convert.nb2md = _for_notebooks(notebook_markdown, _original["nb2md"])
+
+
+def keep_cache_of_pages_not_rebuilt(plugin):
+    """A dirty build renders only the changed notebooks; mkdocs-jupyter would then delete the cached pages of all
+    the others as unused. Count every cached page as used (called after the plugin's on_pre_build reset them)."""
+    plugin._used_cache_paths.update(Path(plugin.config["cache_dir"]).glob("*.json"))

@@ -1,0 +1,81 @@
+"""What a rebuild under ``mkdocs serve --dirty`` (``make serve``) redoes after a saved edit, and nothing more.
+
+MkDocs' dirty rebuild renders again only the pages whose source is newer than their built file. The site adds
+what MkDocs cannot see:
+
+- the snippets are rerun (``python -m scripts.pipeline build``) only when a file under snippets/ changed, and the
+  pipeline reruns only the stale ones;
+- a page whose outputs changed (it quotes a value, includes a table or output, or shows a figure of a snippet
+  that reran) is marked for rendering again in both editions, by ageing its built file;
+- the Chinese edition is rebuilt only when something other than an English page (``docs/*.md``) changed.
+
+MkDocs announces each dirty build with a warning ("inaccurate navigation", which under ``strict`` would stop it);
+that one message is logged as information: a page's title edited shows in the other pages' menus after a full
+build (``make site``, or ``mkdocs serve`` without ``--dirty``).
+"""
+
+import logging
+import os
+from pathlib import Path
+
+from scripts.pipeline.references import read_page
+
+WATCHED = ("docs", "docs-zh", "snippets", "overrides", "scripts", "mkdocs.yml", "mkdocs.zh.yml")
+SKIPPED = {"__pycache__", ".cache"}
+DIRTY_BUILD_WARNING = "A 'dirty' build is being performed"
+
+
+class DirtyBuildIsInformation(logging.Filter):
+    """MkDocs' warning that a dirty build is being performed, logged as information instead."""
+
+    def filter(self, record):
+        if record.getMessage().startswith(DIRTY_BUILD_WARNING):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
+def files(root):
+    """{path relative to ``root``: modification time} of the files a build reads (links to folders not followed,
+    so docs-zh's links to docs/ are read once, as docs/)."""
+    found = {}
+    for top in WATCHED:
+        start = Path(root, top)
+        if start.is_file():
+            found[top] = start.stat().st_mtime_ns
+        for folder, subfolders, names in os.walk(start):
+            subfolders[:] = [name for name in subfolders if name not in SKIPPED]
+            for name in names:
+                path = Path(folder, name)
+                found[path.relative_to(root).as_posix()] = path.lstat().st_mtime_ns
+    return found
+
+
+def changed(before, after):
+    """The paths added, removed or modified between two ``files`` listings."""
+    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
+
+
+def english_pages_only(paths):
+    """Whether every changed path is an English page (which the Chinese edition does not read)."""
+    return all(path.startswith("docs/") and path.count("/") == 1 and path.endswith(".md") for path in paths)
+
+
+def snippets_changed(paths):
+    return any(path.startswith("snippets/") for path in paths)
+
+
+def rerun_snippets(paths):
+    """The snippets whose published outputs changed: <chapter>/<what> of every changed docs/generated/ path."""
+    return {"/".join(path.split("/")[2:4]) for path in paths if path.startswith("docs/generated/") and path.count("/") >= 4}
+
+
+def age_pages_showing(snippets, docs_dir, site_dir):
+    """Mark for rendering again every built page (of the edition in ``docs_dir``, built into ``site_dir``) whose
+    source uses one of ``snippets``: MkDocs' dirty build renders a page whose built file is older than its source."""
+    if not snippets:
+        return
+    for source in Path(docs_dir).glob("*.md"):
+        if snippets & set(read_page(source.read_text(encoding="utf-8")).snippets):
+            built = Path(site_dir, "index.html" if source.stem == "index" else f"{source.stem}/index.html")
+            if built.exists():
+                os.utime(built, ns=(0, 0))

@@ -1,0 +1,65 @@
+"""What a dirty rebuild under `make serve` redoes (scripts/serve_rebuilds.py): the changes it sees, when the other
+edition or the snippets are left alone, and which built pages it marks for rendering again."""
+
+import logging
+import os
+
+from scripts import serve_rebuilds
+
+
+def test_changes_are_the_files_added_removed_or_modified(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("a")
+    (tmp_path / "docs" / "b.md").write_text("b")
+    before = serve_rebuilds.files(tmp_path)
+    os.utime(tmp_path / "docs" / "a.md", ns=(1, 1))
+    (tmp_path / "docs" / "b.md").unlink()
+    (tmp_path / "docs" / "c.md").write_text("c")
+    assert serve_rebuilds.changed(before, serve_rebuilds.files(tmp_path)) == {"docs/a.md", "docs/b.md", "docs/c.md"}
+
+
+def test_links_to_folders_are_not_followed(tmp_path):
+    (tmp_path / "docs" / "generated").mkdir(parents=True)
+    (tmp_path / "docs" / "generated" / "x.svg").write_text("<svg/>")
+    (tmp_path / "docs-zh").mkdir()
+    (tmp_path / "docs-zh" / "generated").symlink_to(tmp_path / "docs" / "generated")
+    assert set(serve_rebuilds.files(tmp_path)) == {"docs/generated/x.svg"}  # read once, as docs/
+
+
+def test_only_edits_to_english_pages_leave_the_chinese_edition_alone():
+    assert serve_rebuilds.english_pages_only({"docs/softmax.md", "docs/masks.md"})
+    for other in ("docs-zh/softmax.md", "docs/generated/softmax/definition/stdout.txt", "docs/notebooks/softmax.ipynb",
+                  "docs/assets/stylesheets/site.css", "mkdocs.yml", "scripts/fast_pages.py"):
+        assert not serve_rebuilds.english_pages_only({"docs/softmax.md", other}), other
+
+
+def test_snippets_rerun_only_when_one_changed():
+    assert serve_rebuilds.snippets_changed({"docs/softmax.md", "snippets/softmax/definition.py"})
+    assert serve_rebuilds.snippets_changed({"snippets/lib/attention.py"})
+    assert not serve_rebuilds.snippets_changed({"docs/softmax.md", "docs/generated/softmax/definition/stdout.txt"})
+
+
+def test_the_pages_showing_a_rerun_snippets_outputs_are_marked_in_their_edition(tmp_path):
+    outputs = {"docs/generated/softmax/definition/stdout.txt", "docs/generated/softmax/definition/values.json",
+               "docs/notebooks/softmax.ipynb"}
+    assert serve_rebuilds.rerun_snippets(outputs) == {"softmax/definition"}
+    docs, site = tmp_path / "docs", tmp_path / "site"
+    docs.mkdir()
+    (docs / "softmax.md").write_text("# Softmax\n\n--8<-- \"docs/generated/softmax/definition/stdout.txt\"\n")
+    (docs / "masks.md").write_text("# Masks\n\nThe sum is {{ softmax.definition.total }}.\n")
+    (docs / "index.md").write_text("# Home\n")
+    for page in ("softmax/index.html", "masks/index.html", "index.html"):
+        (site / page).parent.mkdir(parents=True, exist_ok=True)
+        (site / page).write_text("built")
+    serve_rebuilds.age_pages_showing({"softmax/definition"}, docs, site)
+    aged = {page for page in ("softmax/index.html", "masks/index.html", "index.html") if (site / page).stat().st_mtime_ns == 0}
+    assert aged == {"softmax/index.html", "masks/index.html"}
+
+
+def test_the_dirty_build_notice_is_information_and_other_warnings_stay_warnings():
+    notice = logging.LogRecord("mkdocs.commands.build", logging.WARNING, "", 0,
+                               "A 'dirty' build is being performed, this will likely lead to inaccurate navigation", None, None)
+    other = logging.LogRecord("mkdocs.commands.build", logging.WARNING, "", 0, "a broken link", None, None)
+    only = serve_rebuilds.DirtyBuildIsInformation()
+    assert only.filter(notice) and notice.levelno == logging.INFO
+    assert only.filter(other) and other.levelno == logging.WARNING
