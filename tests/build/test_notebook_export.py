@@ -35,6 +35,7 @@ def test_the_options_are_the_plugins():
     assert plugin_options()["remove_tag_config"] == {"remove_input_tags": ["module-source"]}
 
 
+@pytest.mark.site  # exports every notebook twice: left out of make test-fast
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
 def test_each_notebook_page_is_the_plugins_own_document(notebook):
     options = plugin_options()
