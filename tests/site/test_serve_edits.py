@@ -36,7 +36,8 @@ def save_and_watch(tab, source, text):
     started = time.monotonic()
     with open(source, "a", encoding="utf-8") as stream:
         stream.write(f"\n{text}\n")
-    tab.wait_for_function("text => document.body.innerText.includes(text)", arg=text, timeout=60_000)
+    tab.wait_for_function("text => document.body !== null && document.body.innerText.includes(text)", arg=text,
+                          timeout=60_000)  # the page reloads meanwhile: there may be no body yet
     return time.monotonic() - started
 
 
