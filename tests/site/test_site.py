@@ -1,5 +1,6 @@
 """The built site: every page there, nothing loaded from outside, figures described, values inlined."""
 
+import functools
 import json
 import re
 import subprocess
@@ -24,9 +25,22 @@ OUTSIDE = re.compile(r"^(https?:)?//")
 CHAPTERS = sorted(p.stem for p in PROJECT.docs.glob("*.md"))
 
 
-def page_html(site, stem):
-    path = site / ("index.html" if stem == "index" else f"{stem}/index.html")
+@functools.cache
+def parsed(path):
+    """A built page's parsed HTML, parsed once for all the tests here (about 0.2 s per page: most tests read every
+    page, and the site does not change during a run). The tests only read it."""
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_parsed_pages():
+    """The parsed pages weigh about 400 MB: let them go once this module's tests are done."""
+    yield
+    parsed.cache_clear()
+
+
+def page_html(site, stem):
+    return parsed(site / ("index.html" if stem == "index" else f"{stem}/index.html"))
 
 
 def test_every_chapter_is_in_the_nav_and_built(built_site):
@@ -39,7 +53,7 @@ def test_every_chapter_is_in_the_nav_and_built(built_site):
 def test_nothing_is_loaded_from_outside_the_site(built_site):
     offenders = []
     for html in built_site.rglob("*.html"):
-        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        soup = parsed(html)
         for tag, attribute in (("script", "src"), ("img", "src"), ("iframe", "src"), ("source", "src"), ("link", "href")):
             for element in soup.find_all(tag):
                 url = element.get(attribute, "")
@@ -55,7 +69,7 @@ def test_every_page_of_both_editions_defers_materials_bundle_and_then_site_js(bu
     pages = sorted(built_site.rglob("index.html"))
     assert len(pages) >= 2 * len(CHAPTERS)
     for path in pages:
-        scripts = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select("script[src]")
+        scripts = parsed(path).select("script[src]")
         names = [script["src"].rsplit("/", 1)[-1] for script in scripts]
         assert [name.split(".")[0] for name in names] == ["bundle", "site"], f"{path}: {names}"
         assert all(script.has_attr("defer") for script in scripts), f"{path.relative_to(built_site)}: {scripts}"
@@ -75,9 +89,10 @@ def test_every_chapter_figure_has_alt_text_and_a_caption(built_site):
 
 
 def test_every_quoted_value_is_inlined(built_site):
-    for page, snippet, name in quoted_values(PROJECT):
-        text = page_html(built_site, page[:-3]).find("article").get_text()
-        assert "{{" not in text and "missing value" not in text, page
+    quotes = quoted_values(PROJECT)
+    articles = {page: page_html(built_site, page[:-3]).find("article").get_text() for page in {q[0] for q in quotes}}
+    for page, snippet, name in quotes:
+        assert "{{" not in articles[page] and "missing value" not in articles[page], page
         assert name in values(snippet)
 
 
@@ -168,7 +183,7 @@ def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifes
 @pytest.mark.claim("Math is rendered when the site is built: pages ship KaTeX's CSS and fonts, not its JavaScript")
 def test_math_is_rendered_at_build_time_and_no_page_loads_katex_javascript(built_site):
     for html in built_site.rglob("*.html"):
-        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        soup = parsed(html)
         scripts = [s.get("src", "") + s.get_text()[:200] for s in soup.find_all("script")]
         assert not [s for s in scripts if "katex" in s.lower() or "mathjax" in s.lower()], html
     for stem in CHAPTERS:
@@ -239,7 +254,7 @@ def test_math_fonts_keep_every_glyph_a_formula_draws_and_little_else(built_site,
     pages = [p for p in root.rglob("*.html") if edition or not p.relative_to(root).parts[0] == "zh"]
     drawn, preloaded = set(), set()
     for page in pages:
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        soup = parsed(page)
         for formula in soup.select(".katex-html"):
             drawn.update(formula.get_text())
         preloaded.update(link["href"].rsplit("/", 1)[1] for link in soup.select('link[rel=preload][as=font]'))
