@@ -38,7 +38,7 @@ were written for.
   so they set the option and let the plugin configure itself again. (Without it, compound terms are cut apart.)
 - search_excludes_whole_elements: the plugin's parser ends a ``data-search-exclude`` at the first closing tag of
   the same name inside it (it compares elements by tag name), so everything after the first inner </span> of a
-  rendered formula went into the index (a heading with $\sqrt{d_k}$ was titled "缩放点积注意力与 dk"); the whole
+  rendered formula went into the index (the heading 缩放点积注意力与 √d_k was titled "缩放点积注意力与 dk"); the whole
   element is left out instead.
 - query_keeps_whole_words: the search worker cuts a Chinese query into the longest words of the index, but never
   tries a word that ends where the query ends, so 层归一化 was searched as 层 (and 位置编码 as 位置); the worker in

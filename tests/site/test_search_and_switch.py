@@ -1,0 +1,67 @@
+"""Search and the language switch in a real browser (headless Chromium, the fixtures of test_browser.py): a
+compound glossary term is searched as one word and lands on the chapter that teaches it, a heading's formula stays
+readable in a result's title, and switching language keeps the section the reader is at."""
+
+import pytest
+
+from scripts.search_text import glossary_words
+from test_browser import base_url, browser, page, visit  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.site
+RESULT = ".md-search-result__item"
+FIRST_LINK = f"{RESULT} > .md-search-result__link"
+GLOSSARY = set(glossary_words())
+
+
+def search(page, base_url, path, query):
+    visit(page, base_url, path)
+    page.locator("input.md-search__input").click()
+    page.keyboard.insert_text(query)  # as an input method commits Chinese text: no key events for the characters
+    page.keyboard.press("End")  # Material searches on key events
+    page.locator(FIRST_LINK).first.wait_for(timeout=30_000)
+
+
+def in_glossary(word):
+    """Until docs-zh/glossary.yml lists ``word``, jieba cuts it apart and the search cannot find it whole."""
+    return pytest.param(word, marks=pytest.mark.xfail(word not in GLOSSARY, strict=True,
+                                                       reason=f"{word} is not in docs-zh/glossary.yml"))
+
+
+@pytest.mark.claim("Chinese search finds a compound glossary term as one word and lands on the chapter that teaches it")
+@pytest.mark.parametrize("word, chapter", [(in_glossary("层归一化"), "transformer-block"),
+                                           (in_glossary("等变"), "order-matters"),
+                                           (in_glossary("梯度检验"), "training")])
+def test_a_compound_term_is_searched_whole_and_its_chapter_comes_first(page, base_url, word, chapter):
+    search(page, base_url, "zh/", word)
+    first = page.locator(FIRST_LINK).first
+    assert first.get_attribute("href").split("#")[0].endswith(f"/zh/{chapter}/"), first.get_attribute("href")
+    marked = set(page.locator(f"{RESULT} mark").all_inner_texts()) - {""}  # Material also marks empty runs
+    assert marked == {word}, f"highlighted {marked}, not the whole word"
+    first.click()
+    page.wait_for_load_state("networkidle")
+    assert page.url.split("#")[0].endswith(f"/zh/{chapter}/"), page.url
+
+
+@pytest.mark.claim("A search result's title keeps the formula of its heading, as readable text")
+@pytest.mark.parametrize("path, query, title", [("zh/", "缩放点积注意力", "缩放点积注意力与 √d_k"),
+                                                ("", "scaled dot-product", "Scaled dot-product attention and the √d_k")])
+def test_a_result_title_keeps_its_math_readable(page, base_url, path, query, title):
+    search(page, base_url, path, query)
+    titles = [" ".join(text.replace("\u200b", "").split())  # the index cuts Chinese words apart with U+200B
+              for text in page.locator(f"{RESULT} h1").all_inner_texts()]
+    assert title in titles, titles
+
+
+@pytest.mark.claim("Switching language keeps the section the reader is at (the address's #anchor)")
+@pytest.mark.parametrize("path, other", [("masks/", "zh/masks/"), ("zh/masks/", "masks/")])
+def test_the_language_switch_keeps_the_anchor(page, base_url, path, other):
+    visit(page, base_url, path)
+    first, last = page.locator("article h2[id]").evaluate_all("(headings) => [headings[0].id, headings.at(-1).id]")
+    visit(page, base_url, f"{path}#{first}")  # an address that comes with an anchor
+    page.locator(f'.md-sidebar--secondary a[href="#{last}"]').click()  # then a jump within the page
+    page.locator(".md-header__option .md-select").hover()
+    language = "zh" if other.startswith("zh/") else "en"
+    page.locator(f"a.md-select__link[hreflang={language}]").click()
+    page.wait_for_load_state("networkidle")
+    assert page.url == f"{base_url}{other}#{last}"
+    assert page.locator(f"article h2[id='{last}']").count() == 1, "the other edition has no heading with that id"
