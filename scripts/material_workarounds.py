@@ -16,9 +16,10 @@ were written for.
   rule is dropped, so a switch between light and dark fades the colours (Material's short transitions) instead.
 - code_reachable_by_keyboard: with ``content.lazy`` Material sets up a code block (and gives it its tabindex)
   only when it scrolls into view, so each block is made focusable at build time.
-- drop_head_alternates: the <link rel="alternate" hreflang> Material puts in the head makes its script fetch
-  sitemap.xml beside each edition and send the language switch to the other edition's home page (our sitemaps
-  list nothing without a site_url); the hooks point the switch at the same page instead.
+- drop_head_alternates: the <link rel="alternate" hreflang> Material puts in the head takes the language switch's
+  link, which the hooks made relative to the page: search engines ignore relative alternates, and Material's
+  script would fetch a sitemap.xml beside each. They are dropped; scripts/addresses.py writes absolute ones, with
+  x-default, when the site has an address (and the hooks point the switch at the same page).
 - early_script (overrides/partials/early_script.html, in the head): marks <html> as scripted before the body is
   parsed, keeps out the <meta name="color-scheme"> Material's palette script adds (each of those restyled the
   whole page), and holds the search index request (an XMLHttpRequest) until the reader opens search.

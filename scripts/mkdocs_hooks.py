@@ -23,8 +23,8 @@ work is done in named modules; the hooks only call them.
   that name the twin page by its address (scripts/addresses.py).
 - on_post_build: the plain-script twin (.py) beside every notebook, the snippets the footers link (unless
   ``extra.repo_blob`` points the links at a repository), the math fonts cut down and the search index compacted
-  (scripts/fast_pages.py), Material's stylesheets and scripts rewritten (scripts/material_workarounds.py); then the Chinese
-  edition moved into <site>/zh/.
+  (scripts/fast_pages.py), Material's stylesheets and scripts rewritten (scripts/material_workarounds.py); then
+  the Chinese edition moved into <site>/zh/.
 - on_build_error: the Chinese build stopped.
 
 Without scripts/material_workarounds.py (and overrides/partials/early_script.html) the site builds and works,

@@ -35,7 +35,8 @@ def test_the_hreflang_links_follow_the_canonical_one_and_only_with_an_address():
     assert linked == ('<head><link rel="canonical" href="https://example.org/masks/">'
                       '\n  <link rel="alternate" hreflang="en" href="https://example.org/masks/">'
                       '\n  <link rel="alternate" hreflang="zh" href="https://example.org/zh/masks/">'
-                      '\n  <link rel="alternate" hreflang="x-default" href="https://example.org/masks/">\n<title>x</title></head>')
+                      '\n  <link rel="alternate" hreflang="x-default" href="https://example.org/masks/">'
+                      '\n<title>x</title></head>')
     with pytest.raises(ValueError, match="masks/: the site has an address but the page has no canonical link"):
         addresses.head_links("<head></head>", "https://example.org/", ROOTS_EN, "masks/")
 
@@ -70,7 +71,7 @@ def head_addresses(page):
 
 
 @pytest.mark.site
-def test_a_deploy_with_site_url_lists_every_page_in_each_sitemap_and_links_every_page_to_its_twins(small_site, tmp_path):
+def test_a_deploy_with_site_url_lists_every_page_in_each_sitemap_and_links_each_to_its_twins(small_site, tmp_path):
     """`make deploy SITE_URL=...` of a small copy of the project (both editions), version dev: what mike commits."""
     repo = small_site
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
@@ -78,8 +79,8 @@ def test_a_deploy_with_site_url_lists_every_page_in_each_sitemap_and_links_every
     env.pop(addresses.ENVIRONMENT, None)
     for command in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "copy"]):
         subprocess.run(["git", "-C", str(repo), *command], check=True, env=env)
-    result = subprocess.run(["make", "-o", "install", "deploy", f"SITE_URL={SITE}", f"BIN={Path(sys.executable).parent}"],
-                            cwd=repo, env=env, capture_output=True, text=True)
+    deploy = ["make", "-o", "install", "deploy", f"SITE_URL={SITE}", f"BIN={Path(sys.executable).parent}"]
+    result = subprocess.run(deploy, cwd=repo, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     site = tmp_path / "gh-pages"
     subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", str(site), "gh-pages"], check=True, env=env)

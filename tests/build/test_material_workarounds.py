@@ -274,8 +274,8 @@ def test_a_formula_is_left_out_of_the_index_whole_even_with_spans_inside_it():
     assert parsed(Patched) == (["缩放点积注意力与 √d_k"], ["<p>after it</p>"])
 
 
-QUERY_SEGMENTER = """function fe(t,e){let r=new Set,n=new Uint16Array(t.length);for(let s=0;s<t.length;s++)for(let o=s+1;\
-o<t.length;o++)t.slice(s,o)in e&&(n[s]=o-s);let i=[0];for(let s=i.length;s>0;){let o=i[--s];for(let u=1;u<n[o];u++)\
+QUERY_SEGMENTER = """function fe(t,e){let r=new Set,n=new Uint16Array(t.length);for(let s=0;s<t.length;s++)\
+for(let o=s+1;o<t.length;o++)t.slice(s,o)in e&&(n[s]=o-s);let i=[0];for(let s=i.length;s>0;){let o=i[--s];for(let u=1;u<n[o];u++)\
 n[o+u]>n[o]-u&&(r.add(t.slice(o,o+u)),i[s++]=o+u);let a=o+n[o];n[a]&&a<t.length-1&&(i[s++]=a),r.add(t.slice(o,a))}\
 return r.has("")?new Set([t]):r}"""
 
@@ -311,7 +311,8 @@ def test_materials_script_leaves_the_hreflang_alternates_alone_and_nothing_else_
     for _ in range(2):  # mkdocs serve rebuilds into the same directory
         workarounds.alternates_left_to_crawlers(tmp_path / "site", tmp_path / "material")
         assert (tmp_path / "site/assets/javascripts/bundle.0123abcd.min.js").read_text() == (
-            'a();e.pipe(b(()=>M("link[rel=alternate]:not([hreflang])")),m(r=>new URL(r.href)));M("link[rel=canonical]")')
+            'a();e.pipe(b(()=>M("link[rel=alternate]:not([hreflang])")),m(r=>new URL(r.href)));'
+            'M("link[rel=canonical]")')
 
 
 def test_the_search_plugin_loads_the_glossary_dictionary_and_keys_its_entries_by_it(tmp_path):

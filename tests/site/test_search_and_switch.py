@@ -44,8 +44,8 @@ def test_a_compound_term_is_searched_whole_and_its_chapter_comes_first(page, bas
 
 
 @pytest.mark.claim("A search result's title keeps the formula of its heading, as readable text")
-@pytest.mark.parametrize("path, query, title", [("zh/", "缩放点积注意力", "缩放点积注意力与 √d_k"),
-                                                ("", "scaled dot-product", "Scaled dot-product attention and the √d_k")])
+@pytest.mark.parametrize("path, query, title", [
+    ("zh/", "缩放点积注意力", "缩放点积注意力与 √d_k"), ("", "scaled dot-product", "Scaled dot-product attention and the √d_k")])
 def test_a_result_title_keeps_its_math_readable(page, base_url, path, query, title):
     search(page, base_url, path, query)
     titles = [" ".join(text.replace("\u200b", "").split())  # the index cuts Chinese words apart with U+200B
