@@ -1,13 +1,20 @@
 """Search and the language switch in a real browser (headless Chromium, the fixtures of test_browser.py): a
 compound glossary term is searched as one word and lands on the chapter that teaches it, a heading's formula stays
-readable in a result's title, and switching language keeps the section the reader is at."""
+readable in a result's title, and switching language keeps the section the reader is at; with an address, a page
+names its twins and still requests nothing from outside the site."""
 
+import functools
+import os
+import subprocess
+import sys
+import threading
+from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 import pytest
 
 from scripts.search_text import glossary_words
-from test_browser import base_url, browser, page, visit  # noqa: F401 (fixtures)
+from test_browser import _Quiet, base_url, browser, page, visit  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.site
 RESULT = ".md-search-result__item"
@@ -66,3 +73,35 @@ def test_the_language_switch_keeps_the_anchor(page, base_url, path, other):
     page.wait_for_load_state("networkidle")
     assert page.url == f"{base_url}{other}#{last}"
     assert page.locator(f"article h2[id='{last}']").count() == 1, "the other edition has no heading with that id"
+
+
+@pytest.mark.claim("With a site address, pages name their twins by address and still request nothing from outside")
+def test_with_an_address_pages_request_nothing_outside_the_site(browser, small_site):
+    """A small copy of the project built with SITE_URL set, served from here: Material's script, left to itself,
+    requests a sitemap.xml beside each hreflang alternate of the page, on the address's host."""
+    site, address = small_site / "site", "https://example.org/attention/"
+    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)]
+    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": address}
+    result = subprocess.run(build, cwd=small_site, env=environment, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    here = f"http://127.0.0.1:{server.server_port}/"
+    context = browser.new_context()
+    try:
+        for path in ("", "zh/", "ledger/", "zh/ledger/"):
+            tab = context.new_page()
+            requests = []
+            tab.on("request", lambda request: requests.append(request.url))
+            tab.goto(here + path, wait_until="networkidle")
+            tab.wait_for_timeout(500)
+            alternates = tab.locator("head link[rel=alternate][hreflang]").evaluate_all(
+                "(links) => Object.fromEntries(links.map((link) => [link.hreflang, link.href]))")
+            page_url = path.removeprefix("zh/")
+            english = address + page_url
+            assert alternates == {"en": english, "zh": f"{address}zh/{page_url}", "x-default": english}
+            assert [url for url in requests if not url.startswith(here)] == [], path
+            tab.close()
+    finally:
+        context.close()
+        server.shutdown()
