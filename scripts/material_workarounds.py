@@ -273,7 +273,9 @@ def search_entries_by_content(index_class=SearchIndex):
 def glossary_words_in_search(config, dictionary):
     """Point the search plugin at the jieba user dictionary ``dictionary`` and let it configure itself again (it
     loads the dictionary and makes its index with the option, so the cached entries are keyed by it too)."""
-    search = config.plugins["material/search"]  # mkdocs.yml's `search`, which the theme's namespace resolves to
+    search = config.plugins.get("material/search")  # mkdocs.yml's `search`, under another theme MkDocs' own
+    if search is None:
+        return
     search.config.jieba_dict_user = str(dictionary)
     search.on_config(config)
 
