@@ -24,6 +24,10 @@ timed = start=$$(date +%s%N); $(2); status=$$?; ms=$$(( ($$(date +%s%N) - start)
 # `make deploy VERSION=1.2` deploys release tag v1.2. `latest` follows the newest release tag (or `dev` while
 # there is none), and the site's root redirects to it.
 VERSION ?= dev
+# The published site's root (the publish workflow sets it, e.g. https://owner.github.io/repo/): each page of version
+# $(VERSION) then has its canonical and hreflang addresses under $(SITE_URL)$(VERSION)/ (mike appends the version)
+# and each edition's sitemap.xml lists them. Empty: pages carry relative links only (scripts/addresses.py).
+SITE_URL ?=
 NEWEST_TAG = $(shell git tag --list 'v*' --sort=-version:refname | head -n 1)
 LATEST = $(if $(NEWEST_TAG),$(filter v$(VERSION),$(NEWEST_TAG)),$(filter dev,$(VERSION)))
 MIKE_PUSH ?=
@@ -72,7 +76,7 @@ test-fast: install-test  ## the tests that need no site build, browser or notebo
 	HYPOTHESIS_PROFILE=fast $(PYTEST) tests/core tests/build tests/chapters -m "not site and not kernel"
 
 deploy: install  ## build the site as version $(VERSION) into the local gh-pages branch (mike)
-	PATH="$(abspath $(BIN)):$$PATH" VERSION_PROVIDER=mike $(BIN)/mike deploy --update-aliases $(VERSION) $(if $(LATEST),latest) $(MIKE_PUSH)
+	PATH="$(abspath $(BIN)):$$PATH" VERSION_PROVIDER=mike SITE_URL="$(SITE_URL)" $(BIN)/mike deploy --update-aliases $(VERSION) $(if $(LATEST),latest) $(MIKE_PUSH)
 	$(BIN)/mike set-default latest $(MIKE_PUSH)
 
 publish: MIKE_PUSH := --push

@@ -16,9 +16,10 @@ were written for.
   rule is dropped, so a switch between light and dark fades the colours (Material's short transitions) instead.
 - code_reachable_by_keyboard: with ``content.lazy`` Material sets up a code block (and gives it its tabindex)
   only when it scrolls into view, so each block is made focusable at build time.
-- drop_head_alternates: the <link rel="alternate" hreflang> Material puts in the head makes its script fetch
-  sitemap.xml beside each edition and send the language switch to the other edition's home page (our sitemaps
-  list nothing without a site_url); the hooks point the switch at the same page instead.
+- drop_head_alternates: the <link rel="alternate" hreflang> Material puts in the head takes the language switch's
+  link, which the hooks made relative to the page: search engines ignore relative alternates, and Material's
+  script would fetch a sitemap.xml beside each. They are dropped; scripts/addresses.py writes absolute ones, with
+  x-default, when the site has an address (and the hooks point the switch at the same page).
 - early_script (overrides/partials/early_script.html, in the head): marks <html> as scripted before the body is
   parsed, keeps out the <meta name="color-scheme"> Material's palette script adds (each of those restyled the
   whole page), and holds the search index request (an XMLHttpRequest) until the reader opens search.
@@ -33,6 +34,20 @@ were written for.
   Chinese text into words with jieba), about a third of a warm build; a page's entries depend only on its HTML,
   address, title, table of contents, search metadata and the plugin's configuration (dictionaries included), so
   they are kept in the build cache (scripts/build_cache.py) under those.
+- glossary_words_in_search: the plugin reads its jieba user dictionary (``jieba_dict_user``) as it is configured,
+  before the hooks run; the hooks write that dictionary from the glossary (scripts/search_text.py) at each build,
+  so they set the option and let the plugin configure itself again. (Without it, compound terms are cut apart.)
+- search_excludes_whole_elements: the plugin's parser ends a ``data-search-exclude`` at the first closing tag of
+  the same name inside it (it compares elements by tag name), so everything after the first inner </span> of a
+  rendered formula went into the index (the heading 缩放点积注意力与 √d_k was titled "缩放点积注意力与 dk"); the whole
+  element is left out instead.
+- query_keeps_whole_words: the search worker cuts a Chinese query into the longest words of the index, but never
+  tries a word that ends where the query ends, so 层归一化 was searched as 层 (and 位置编码 as 位置); the worker in
+  the built site tries those too.
+- alternates_left_to_crawlers: Material's script fetches sitemap.xml beside every <link rel="alternate"> of the
+  page and reroutes clicks on links into it; the hreflang alternates of scripts/addresses.py name the twin page
+  (not an edition's root, as Material's do), so each would be a request for a sitemap that is not there. The
+  bundle in the built site looks only at alternates without ``hreflang``: none.
 """
 
 import re
@@ -40,7 +55,8 @@ from importlib.metadata import version
 from pathlib import Path
 
 import material
-from material.plugins.search.plugin import SearchIndex
+from material.plugins.search import plugin as search_plugin
+from material.plugins.search.plugin import Parser, SearchIndex
 from mkdocs.exceptions import Abort
 
 from scripts.build_cache import cached
@@ -52,7 +68,9 @@ OVERRIDES = REPO / "overrides"
 WRITTEN_FOR = "9.8."  # the Material versions these workarounds were written against and checked on
 WORKAROUNDS = ("tables_in_scroll_wrappers", "style_wrapped_tables_as_material_does",
                "keep_page_loads_from_restyling_twice", "code_reachable_by_keyboard", "drop_head_alternates",
-               "early_script", "language_selector", "site_css", "search_dialog_name", "search_entries_by_content")
+               "early_script", "language_selector", "site_css", "search_dialog_name", "search_entries_by_content",
+               "glossary_words_in_search", "search_excludes_whole_elements", "query_keeps_whole_words",
+               "alternates_left_to_crawlers")
 
 TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
 MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and its stylesheet's selector for them
@@ -68,6 +86,11 @@ BODY_SCHEME = re.compile(r"<body [^>]*data-md-color-scheme=")
 SEARCH_INPUT = re.compile(r'class="md-search".*<input [^>]*class="md-search__input"[^>]*aria-label=', re.DOTALL)
 TEMPLATE_COMMENT = re.compile(r"\A\{#-.*?-#\}\n", re.DOTALL)
 URL_FILTERED_LINK, LINK_AS_GIVEN = "{{ alt.link | url }}", "{{ alt.link }}"
+USER_DICTIONARY_LOADED = ("jieba.load_userdict(path)", "self.search_index = SearchIndex(**self.config)")
+EXCLUDED_UNTIL_SAME_TAG = ('if key == "data-search-exclude":', "self.skip.add(el)", "self.skip.remove(el)")
+# segment(query, index): `for (let j = i + 1; j < query.length; j++) if (query.slice(i, j) in index) ...`, minified
+QUERY_WORDS = re.compile(r"for\(let (\w+)=(\w+)\+1;\1<(\w+)\.length;\1\+\+\)\3\.slice\(\2,\1\)in ")
+PAGE_ALTERNATES = 'M("link[rel=alternate]")'
 
 
 class TargetMissing(Abort):
@@ -139,6 +162,15 @@ def check_targets(material=MATERIAL, overrides=OVERRIDES):
     require("search_entries_by_content", "def add_entry_from_context(self, page):" in source
             and "self.entries.append(entry)" in source, "SearchIndex.add_entry_from_context appending to self.entries",
             plugin)
+    require("glossary_words_in_search", all(line in source for line in USER_DICTIONARY_LOADED),
+            "on_config loading jieba_dict_user and making the SearchIndex", plugin)
+    require("search_excludes_whole_elements", all(line in source for line in EXCLUDED_UNTIL_SAME_TAG),
+            "the Parser's skip set of data-search-exclude elements", plugin)
+    worker_path = asset(material, "javascripts/workers/search.*.min.js", "query_keeps_whole_words")
+    require("query_keeps_whole_words", len(QUERY_WORDS.findall(worker_path.read_text(encoding="utf-8"))) == 1,
+            "the query segmenter's loop over words that end before the query does", worker_path)
+    require("alternates_left_to_crawlers", bundle.count(PAGE_ALTERNATES) == 1,
+            f"the selector {PAGE_ALTERNATES} of the sitemap requests", bundle_path)
 
 
 def tables_in_scroll_wrappers(page_html):
@@ -183,11 +215,27 @@ def style_wrapped_tables_as_material_does(site_dir, material=MATERIAL):
         path.write_text(css.replace(MATERIAL_TABLE, f"table:is(:not([class]),.{WRAPPED_TABLE})"), encoding="utf-8")
 
 
+def query_keeps_whole_words(site_dir, material=MATERIAL):
+    """The search worker's query segmenter also tries the words that end where the query ends."""
+    for path in sorted(Path(site_dir, "assets", "javascripts", "workers").glob("search.*.min.js")):
+        script = (material / "assets" / "javascripts" / "workers" / path.name).read_text(encoding="utf-8")
+        path.write_text(QUERY_WORDS.sub(lambda m: m.group(0).replace("<", "<="), script), encoding="utf-8")
+
+
+def alternates_left_to_crawlers(site_dir, material=MATERIAL):
+    """Material's script leaves the page's hreflang alternates alone (no sitemap requests, no rerouted clicks)."""
+    for path in sorted(Path(site_dir, "assets", "javascripts").glob("bundle.*.min.js")):
+        script = (material / "assets" / "javascripts" / path.name).read_text(encoding="utf-8")
+        path.write_text(script.replace(PAGE_ALTERNATES, 'M("link[rel=alternate]:not([hreflang])")'), encoding="utf-8")
+
+
 def site(site_dir, material=MATERIAL):
-    """The built site: Material's stylesheets rewritten (from Material's own copies, so a rebuild into the same
-    folder rewrites them once)."""
+    """The built site: Material's stylesheets and scripts rewritten (from Material's own copies, so a rebuild into
+    the same folder rewrites them once)."""
     keep_page_loads_from_restyling_twice(site_dir, material)
     style_wrapped_tables_as_material_does(site_dir, material)
+    query_keeps_whole_words(site_dir, material)
+    alternates_left_to_crawlers(site_dir, material)
 
 
 def _toc(items):
@@ -220,3 +268,48 @@ def search_entries_by_content(index_class=SearchIndex):
 
     add_entry_from_context.by_content = True
     index_class.add_entry_from_context = add_entry_from_context
+
+
+def glossary_words_in_search(config, dictionary):
+    """Point the search plugin at the jieba user dictionary ``dictionary`` and let it configure itself again (it
+    loads the dictionary and makes its index with the option, so the cached entries are keyed by it too)."""
+    search = config.plugins.get("material/search")  # mkdocs.yml's `search`, under another theme MkDocs' own
+    if search is None:
+        return
+    search.config.jieba_dict_user = str(dictionary)
+    search.on_config(config)
+
+
+def search_excludes_whole_elements(parser_class=Parser):
+    """Leave everything inside a ``data-search-exclude`` element out of the index, nested elements of the same name
+    included: while inside one, the parser sees nothing but the tags that close it."""
+    start, end, data = parser_class.handle_starttag, parser_class.handle_endtag, parser_class.handle_data
+    if getattr(start, "whole_elements", False):
+        return
+
+    def handle_starttag(self, tag, attrs):
+        inside = getattr(self, "excluded_depth", 0)
+        if inside:
+            self.excluded_depth = inside + (tag not in search_plugin.void)
+            return
+        start(self, tag, attrs)
+        if tag not in search_plugin.void and any(name == "data-search-exclude" for name, _ in attrs):
+            self.excluded_depth = 1
+
+    def handle_endtag(self, tag):
+        inside = getattr(self, "excluded_depth", 0)
+        if inside:
+            if tag in search_plugin.void:
+                return
+            self.excluded_depth = inside - 1
+            if self.excluded_depth:  # an element inside the excluded one closes
+                return
+        end(self, tag)
+
+    def handle_data(self, text):
+        if not getattr(self, "excluded_depth", 0):
+            data(self, text)
+
+    handle_starttag.whole_elements = True
+    parser_class.handle_starttag, parser_class.handle_endtag, parser_class.handle_data = (
+        handle_starttag, handle_endtag, handle_data)

@@ -1,6 +1,7 @@
 """The workarounds of Material's internals (scripts/material_workarounds.py): what each does, that each guard
 fails naming its workaround when its target is gone from Material, and that the site builds without them."""
 
+import json
 import os
 import re
 import shutil
@@ -18,7 +19,7 @@ from scripts.material_workarounds import MATERIAL, TargetMissing
 # The files of Material the guards read, relative to its templates folder.
 TARGETS = ["base.html", "partials/header.html", "partials/alternate.html", "partials/search.html",
            "assets/javascripts/bundle.*.min.js", "assets/stylesheets/main.*.min.css", "assets/stylesheets/palette.*.min.css",
-           workarounds.SEARCH_PLUGIN]
+           "assets/javascripts/workers/search.*.min.js", workarounds.SEARCH_PLUGIN]
 
 
 @pytest.fixture
@@ -74,6 +75,12 @@ GONE = {
     "site_css": [("base.html", 'class="md-content__inner', 'class="md-content__body')],
     "search_dialog_name": [("partials/search.html", 'class="md-search__input"', 'class="md-search__query"')],
     "search_entries_by_content": [(workarounds.SEARCH_PLUGIN, "self.entries.append(entry)", "self.entries += [entry]")],
+    "glossary_words_in_search": [(workarounds.SEARCH_PLUGIN, "jieba.load_userdict(path)", "jieba.add_words(path)")],
+    "search_excludes_whole_elements": [(workarounds.SEARCH_PLUGIN, "self.skip.remove(el)", "self.skip.discard(el)")],
+    "query_keeps_whole_words": [("assets/javascripts/workers/search.*.min.js", "o<t.length;o++)t.slice(s,o)in ",
+                                 "o<t.length;o++)t.substring(s,o)in ")],
+    "alternates_left_to_crawlers": [("assets/javascripts/bundle.*.min.js", 'M("link[rel=alternate]")',
+                                     'M("link[rel=alternate][hreflang]")')],
 }
 
 
@@ -238,3 +245,89 @@ def test_search_entries_come_from_the_cache_only_for_the_same_page(tmp_path, mon
     Index(**config).add_entry_from_context(changed)
     assert calls == ["softmax/", "softmax/"]
 
+
+
+def test_a_formula_is_left_out_of_the_index_whole_even_with_spans_inside_it():
+    """Material's parser ends an exclusion at the first inner closing tag of the same name: the rest of a rendered
+    formula (here its letters d and k) went into the title. The index keeps the hidden readable text instead."""
+    from material.plugins.search.plugin import Parser
+
+    class Unpatched(Parser):
+        pass
+
+    class Patched(Parser):
+        pass
+
+    heading = ('<h1 id="t">缩放点积注意力与 <span class="arithmatex" data-search-exclude><span class="katex">'
+               '<span class="katex-mathml"><math><mi>d</mi></math></span><span class="katex-html">d<br><svg><path/>'
+               '</svg><span>k</span></span></span></span><span hidden>√d_k</span></h1><p>after <em>it</em></p>')
+
+    def parsed(parser_class):
+        parser = parser_class()
+        parser.feed(heading)
+        parser.close()
+        return ["".join(section.title) for section in parser.data], ["".join(section.text) for section in parser.data]
+
+    workarounds.search_excludes_whole_elements(Patched)
+    workarounds.search_excludes_whole_elements(Patched)  # each build's on_config: patched once
+    assert parsed(Unpatched) == (["缩放点积注意力与 dk√d_k"], ["<p>after it</p>"])
+    assert parsed(Patched) == (["缩放点积注意力与 √d_k"], ["<p>after it</p>"])
+
+
+QUERY_SEGMENTER = """function fe(t,e){let r=new Set,n=new Uint16Array(t.length);for(let s=0;s<t.length;s++)\
+for(let o=s+1;o<t.length;o++)t.slice(s,o)in e&&(n[s]=o-s);let i=[0];for(let s=i.length;s>0;){let o=i[--s];for(let u=1;u<n[o];u++)\
+n[o+u]>n[o]-u&&(r.add(t.slice(o,o+u)),i[s++]=o+u);let a=o+n[o];n[a]&&a<t.length-1&&(i[s++]=a),r.add(t.slice(o,a))}\
+return r.has("")?new Set([t]):r}"""
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="node is not installed")
+@pytest.mark.parametrize("query, words", [("层归一化", ["层归一化"]), ("位置编码", ["位置编码"]),
+                                          ("层归一化梯度", ["层归一化", "梯度"])])
+def test_a_chinese_query_keeps_the_word_it_ends_with(tmp_path, query, words):
+    """Material's query segmenter (copied from its worker) against an index holding the words and their parts:
+    it drops the word that ends the query; the rewritten one keeps it."""
+    for folder in ("material", "site"):
+        workers = tmp_path / folder / "assets" / "javascripts" / "workers"
+        workers.mkdir(parents=True)
+        (workers / "search.0123abcd.min.js").write_text(QUERY_SEGMENTER)
+    workarounds.query_keeps_whole_words(tmp_path / "site", tmp_path / "material")
+    index = dict.fromkeys(["层", "归一化", "层归一化", "位置", "编码", "位置编码", "梯度"], {})
+
+    def segmented(folder):
+        script = (tmp_path / folder / "assets/javascripts/workers/search.0123abcd.min.js").read_text()
+        run = f"{script};console.log(JSON.stringify([...fe({query!r},{json.dumps(index)})]))"
+        return json.loads(subprocess.run(["node", "-e", run], capture_output=True, text=True, check=True).stdout)
+
+    assert segmented("material") != words
+    assert segmented("site") == words
+
+
+def test_materials_script_leaves_the_hreflang_alternates_alone_and_nothing_else_changes(tmp_path):
+    bundle = 'a();e.pipe(b(()=>M("link[rel=alternate]")),m(r=>new URL(r.href)));M("link[rel=canonical]")'
+    for folder in ("material", "site"):
+        scripts = tmp_path / folder / "assets" / "javascripts"
+        scripts.mkdir(parents=True)
+        (scripts / "bundle.0123abcd.min.js").write_text(bundle)
+    for _ in range(2):  # mkdocs serve rebuilds into the same directory
+        workarounds.alternates_left_to_crawlers(tmp_path / "site", tmp_path / "material")
+        assert (tmp_path / "site/assets/javascripts/bundle.0123abcd.min.js").read_text() == (
+            'a();e.pipe(b(()=>M("link[rel=alternate]:not([hreflang])")),m(r=>new URL(r.href)));'
+            'M("link[rel=canonical]")')
+
+
+def test_the_search_plugin_loads_the_glossary_dictionary_and_keys_its_entries_by_it(tmp_path):
+    import jieba
+    from mkdocs.config.defaults import MkDocsConfig
+
+    config = MkDocsConfig()
+    config.load_dict({"site_name": "x", "theme": {"name": "material", "language": "zh"}, "plugins": ["search"]})
+    config.validate()
+    config.plugins.run_event("config", config)
+    dictionary = tmp_path / "words.txt"
+    dictionary.write_text("等变\n")
+    assert list(jieba.cut("置换等变")) != ["置换", "等变"]
+    workarounds.glossary_words_in_search(config, dictionary)
+    assert list(jieba.cut("置换等变")) == ["置换", "等变"]
+    (search,) = config.plugins.values()
+    assert search.search_index.config["jieba_dict_user"] == str(dictionary)
+    assert workarounds._dictionaries(search.search_index.config) == [b"\xe7\xad\x89\xe5\x8f\x98\n"]

@@ -1,0 +1,61 @@
+"""Where each page lives on the web: the edition's address (``site_url``), and each page naming its twin in the other
+language, so a search engine sees /x/ and /zh/x/ as one page in two languages.
+
+``site_url`` comes from the environment (``SITE_URL`` in mkdocs.yml), which `make deploy` and the publish workflow
+set to the root of the published site; mike's plugin, which `mike deploy` adds to the English build, appends the
+version. The English edition lives at that address, the Chinese one at its ``zh/`` (the folder scripts/editions.py
+moves it into). With an address, MkDocs writes every page into sitemap.xml and gives it a canonical link, and
+head_links gives it one <link rel="alternate" hreflang> per language plus ``x-default`` (the English page).
+
+Without ``SITE_URL`` (`make site`, `make serve`'s Chinese edition, a plain `mkdocs build`) a build makes no absolute
+address at all: no canonical link, no hreflang links (search engines ignore relative ones), and sitemap.xml is an
+empty <urlset>, as MkDocs writes it; links stay relative, so the site works offline and from any folder, and the
+language switch (relative, scripts/editions.py) still leads to the twin.
+"""
+
+import os
+import re
+from html import escape
+from urllib.parse import urljoin
+
+from scripts import editions
+
+DEFAULT_LANGUAGE = "en"  # the edition a reader whose language is neither gets (x-default)
+ENVIRONMENT = "SITE_URL"
+CANONICAL = re.compile(r'<link rel="canonical" href="[^"]*">')
+
+
+def edition_address(config):
+    """Give the Chinese edition its own address (the English one's ``zh/``). The English build hands its own
+    address, as plugins made it (mike's appends the version), to the Chinese build it starts beside it, through
+    the environment that process inherits."""
+    if not config.site_url:
+        return
+    if editions.edition(config) == "zh":
+        config.site_url = urljoin(config.site_url.rstrip("/") + "/", "zh/")
+    else:
+        config.site_url = config.site_url.rstrip("/") + "/"
+        os.environ[ENVIRONMENT] = config.site_url
+
+
+def twins(site_url, roots, page_url):
+    """{hreflang: absolute address} of a page (``page_url``, relative to its edition's root) in every edition, given
+    each edition's root relative to this one's (``roots``: mkdocs.yml's ``extra.alternate`` entries), plus
+    ``x-default``; empty without an address."""
+    if not site_url:
+        return {}
+    found = {root["lang"]: urljoin(urljoin(site_url, root["link"]), page_url) for root in roots}
+    return {**found, "x-default": found[DEFAULT_LANGUAGE]}
+
+
+def head_links(page_html, site_url, roots, page_url):
+    """The page's hreflang alternates, written after its canonical link (MkDocs gives a page one exactly when
+    the site has an address)."""
+    links = twins(site_url, roots, page_url)
+    if not links:
+        return page_html
+    if not CANONICAL.search(page_html):
+        raise ValueError(f"{page_url}: the site has an address but the page has no canonical link")
+    alternates = "".join(f'\n  <link rel="alternate" hreflang="{lang}" href="{escape(url)}">'
+                         for lang, url in links.items())
+    return CANONICAL.sub(lambda m: m.group(0) + alternates, page_html, count=1)
