@@ -1,13 +1,14 @@
-"""One notebook per chapter, generated from the snippets the chapter includes and their committed outputs.
+"""One notebook per chapter and edition, generated from the snippets the chapter includes and their committed outputs.
 
-For docs/<chapter>.md the build writes docs/notebooks/<chapter>.ipynb. Each
-snippet's cell carries the outputs of the run that wrote docs/generated/ (what
-it printed, then its figures in the order they were drawn), so the site
-renders notebooks without executing them. The site also offers the same cells
-as a plain script (``notebook_script``: jupytext's percent format), written at
-site build time. The first cells load the library modules from their text, so
-a downloaded notebook runs anywhere with NumPy and matplotlib and writes no
-files; library modules the chapter shows are visible cells, the others hidden.
+For docs/<chapter>.md the build writes docs/notebooks/<chapter>.ipynb, and for its Chinese twin
+docs-zh/<chapter>.md docs-zh/notebooks/<chapter>.ipynb: the same code cells, with the edition's chapter prose as
+the Markdown cells between them (scripts/pipeline/notebook_markdown.py). Each snippet's cell carries the outputs
+of the run that wrote docs/generated/ (what it printed, then its figures in the order they were drawn; in the
+Chinese notebook each figure's Chinese twin where the snippet drew one), so the site renders notebooks without
+executing them. The site also offers the same cells as a plain script (``notebook_script``: jupytext's percent
+format), written at site build time. The first cells load the library modules from their text, so a downloaded
+notebook runs anywhere with NumPy and matplotlib and writes no files; library modules the chapter shows are
+visible cells, the others hidden.
 """
 
 import ast
@@ -104,8 +105,9 @@ def build_notebook(project, stem, markdown, graph, language="en"):
     shown = {f"{LIBRARY}.{module}" for module in uses.library}
     modules = list(dict.fromkeys(m for name in names for m in dependencies(name, graph)))
     prose_before, prose_after = chapter_cells(markdown, project, language, f"{stem}.md")
+    files = [project.relative(module_path(project, m)) for m in modules]
     cells = [
-        nbformat.v4.new_markdown_cell(introduction(title, [project.relative(module_path(project, m)) for m in modules], language)),
+        nbformat.v4.new_markdown_cell(introduction(title, files, language)),
         nbformat.v4.new_code_cell(LOADER),
     ]
     for module in modules:
@@ -143,10 +145,11 @@ def expected_notebooks(project):
         if not chapter_snippets(chapter.read_text(encoding="utf-8")):
             continue
         for language in LANGUAGES:
-            translated = notebook_folder(project, language).parent / chapter.name
-            if translated.exists():
-                notebook = build_notebook(project, chapter.stem, translated.read_text(encoding="utf-8"), graph, language)
-                files[notebook_folder(project, language) / f"{chapter.stem}.ipynb"] = nbformat.writes(notebook) + "\n"
+            folder = notebook_folder(project, language)
+            if (folder.parent / chapter.name).exists():
+                translated = (folder.parent / chapter.name).read_text(encoding="utf-8")
+                notebook = build_notebook(project, chapter.stem, translated, graph, language)
+                files[folder / f"{chapter.stem}.ipynb"] = nbformat.writes(notebook) + "\n"
     return files
 
 

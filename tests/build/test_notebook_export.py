@@ -1,6 +1,6 @@
-"""The shared notebook exporters (scripts/notebook_export.py) give mkdocs-jupyter's own pages: for every notebook,
-the same document as mkdocs-jupyter's nb2html (same elements, attributes and text), the same table-of-contents
-Markdown as its nb2md; and the guard stops a build on another mkdocs-jupyter."""
+"""The shared notebook exporters (scripts/notebook_export.py) give mkdocs-jupyter's own pages: for every notebook
+of both editions, the same document as mkdocs-jupyter's nb2html (same elements, attributes and text), the same
+table-of-contents Markdown as its nb2md; and the guard stops a build on another mkdocs-jupyter."""
 
 import pytest
 import yaml
@@ -10,7 +10,7 @@ from support import REPO
 
 from scripts import notebook_export
 
-NOTEBOOKS = sorted((REPO / "docs" / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((REPO / "docs" / "notebooks").glob("*.ipynb")) + sorted((REPO / "docs-zh" / "notebooks").glob("*.ipynb"))
 ORIGINAL_HTML, ORIGINAL_MARKDOWN = notebook_export._original["nb2html"], notebook_export._original["nb2md"]
 
 
@@ -36,7 +36,7 @@ def test_the_options_are_the_plugins():
 
 
 @pytest.mark.site  # exports every notebook twice: left out of make test-fast
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.relative_to(REPO).as_posix() for n in NOTEBOOKS])
 def test_each_notebook_page_is_the_plugins_own_document(notebook):
     options = plugin_options()
     ours, theirs = notebook_export.notebook_html(notebook, **options), ORIGINAL_HTML(str(notebook), **options)
