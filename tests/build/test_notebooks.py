@@ -145,8 +145,8 @@ def plain_paragraphs(markdown):
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
     """Each plain paragraph of a chapter is in the Markdown cell before the code cell of the first snippet whose
-    code the chapter includes after it (after the last one: in the notebook's last cell), and nothing of the other
-    edition's prose is."""
+    code the chapter includes after it (after the last one: in the notebook's last cell), and only there; nothing
+    of the other edition's prose is in the notebook."""
     checked = 0
     for notebook_path in sorted(notebook_folder(PROJECT, edition).glob("*.ipynb")):
         markdown = (EDITIONS[edition] / f"{notebook_path.stem}.md").read_text(encoding="utf-8")
@@ -156,9 +156,12 @@ def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
             first_includes.setdefault(match.group(1), match.start())
         cells = [cell.source for cell in nbformat.read(notebook_path, as_version=4).cells if cell.cell_type == "markdown"]
         assert len(cells) in (len(first_includes) + 1, len(first_includes) + 2), notebook_path.stem
-        for offset, paragraph in plain_paragraphs(markdown):
+        paragraphs = plain_paragraphs(markdown)
+        for offset, paragraph in paragraphs:
             index = 1 + sum(start < offset for start in first_includes.values())
             assert index < len(cells) and paragraph in cells[index], f"{notebook_path.stem}: {paragraph[:80]!r} not in cell {index}"
+            if sum(paragraph in text for _, text in paragraphs) == 1:  # no other paragraph contains it
+                assert sum(paragraph in cell for cell in cells) == 1, f"{notebook_path.stem}: {paragraph[:80]!r} repeated"
             checked += 1
         for _, paragraph in plain_paragraphs(other):
             assert all(paragraph not in cell for cell in cells), f"{notebook_path.stem}: the other edition's {paragraph[:80]!r}"
