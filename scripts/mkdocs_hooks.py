@@ -163,7 +163,7 @@ def on_post_build(config):
     """Beside each notebook the site serves, the same cells as a plain script (derived, never committed); then,
     in the English build, the Chinese edition into <site>/zh/ (same strictness)."""
     global _chinese_build
-    for notebook in sorted(Project().notebooks.glob("*.ipynb")):
+    for notebook in sorted((Path(config["docs_dir"]) / "notebooks").glob("*.ipynb")):  # this edition's
         script = Path(config["site_dir"]) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(cached("notebook-script", notebook.read_bytes(), lambda: notebook_script(notebook)),

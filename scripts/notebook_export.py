@@ -12,6 +12,10 @@ added to the rendered HTML directly. tests/build/test_notebook_export.py checks 
 same document as mkdocs-jupyter's own export, and the version guard stops the build on a mkdocs-jupyter other
 than the one this was written against. ``keep_cache_of_pages_not_rebuilt`` keeps the plugin's page cache
 through a dirty rebuild (``make serve``).
+
+mkdocs-jupyter also makes a heading's id (and its table-of-contents link) from the heading's ASCII letters only,
+so every heading of a Chinese notebook got the id "" and its link went nowhere; ``use_shared_exporters`` makes
+both from all its letters (``heading_id``), which leaves an English heading's id as it was.
 """
 
 import functools
@@ -20,13 +24,16 @@ import re
 from importlib.metadata import version
 from pathlib import Path
 
+import markdown
+from markdown.extensions.toc import TocExtension, slugify_unicode
 from mkdocs.exceptions import Abort
-from mkdocs_jupyter import convert, nbconvert2
+from mkdocs_jupyter import convert, nbconvert2, plugin
 from mkdocs_jupyter.config import settings
 from mkdocs_jupyter.preprocessors import SubCell
 from nbconvert.exporters.html import HTMLExporter
 from nbconvert.exporters.markdown import MarkdownExporter
 from nbconvert.exporters.templateexporter import TemplateExporter, default_filters
+from nbconvert.filters.strings import _convert_header_id
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
 WRITTEN_FOR = "0.26."  # the mkdocs-jupyter versions whose nb2html and nb2md these reproduce
@@ -115,6 +122,19 @@ def notebook_markdown(nb_path, start=0, end=None, execute=False, kernel_name="")
 _original = {"nb2html": convert.nb2html, "nb2md": convert.nb2md}
 
 
+def heading_id(text, separator="-"):
+    """The id of a notebook heading and the target of its table-of-contents link: the slug of all its letters
+    (Chinese ones too), URL-quoted as nbconvert quotes the ids it gives."""
+    return _convert_header_id(slugify_unicode(text, separator))
+
+
+def _markdown_toc(markdown_source, toc_depth):
+    """mkdocs-jupyter's table of contents of a notebook (``plugin._get_markdown_toc``), linking ``heading_id``."""
+    md = markdown.Markdown(extensions=[TocExtension(toc_depth=toc_depth, slugify=heading_id)])
+    md.convert(markdown_source)
+    return md.toc_tokens
+
+
 def _for_notebooks(shared, original):
     """``shared`` for .ipynb files; mkdocs-jupyter's own conversion for the .py and .md files it also reads."""
 
@@ -125,13 +145,16 @@ def _for_notebooks(shared, original):
 
 
 def use_shared_exporters():
-    """Point mkdocs-jupyter's plugin at the shared exporters (it calls ``convert.nb2html`` and ``convert.nb2md``)."""
+    """Point mkdocs-jupyter's plugin at the shared exporters (it calls ``convert.nb2html`` and ``convert.nb2md``),
+    and give its headings and their table-of-contents links ids from all their letters (``heading_id``)."""
     installed = version("mkdocs-jupyter")
     if not installed.startswith(WRITTEN_FOR):
         raise Abort(f"scripts/notebook_export.py reproduces mkdocs-jupyter {WRITTEN_FOR}x's nb2html and nb2md; "
                     f"{installed} is installed: check tests/build/test_notebook_export.py passes, then update WRITTEN_FOR")
     convert.nb2html = _for_notebooks(notebook_html, _original["nb2html"])
     convert.nb2md = _for_notebooks(notebook_markdown, _original["nb2md"])
+    convert.slugify = lambda text: slugify_unicode(text, "-")  # its headings' ids: _convert_header_id(slugify(...))
+    plugin._get_markdown_toc = _markdown_toc
 
 
 def keep_cache_of_pages_not_rebuilt(plugin):

@@ -27,21 +27,26 @@ def chapter_alt_texts(markdown):
     return {figure.path: figure.alt for figure in read_page(markdown).figures}
 
 
-def language_twin(path):
-    """The same figure with labels in the other language: ``name.svg`` <-> ``name-zh.svg``."""
-    return path.removesuffix("-zh.svg") + ".svg" if path.endswith("-zh.svg") else path.removesuffix(".svg") + "-zh.svg"
+def language_twins(path):
+    """The same figure with labels in the other language: ``name.svg`` <-> ``name-zh.svg`` or ``name.zh.svg``
+    (the Chinese twin a snippet draws in the same run, embedded in the Chinese notebooks)."""
+    for chinese in ("-zh.svg", ".zh.svg"):
+        if path.endswith(chinese):
+            return [path.removesuffix(chinese) + ".svg"]
+    return [path.removesuffix(".svg") + chinese for chinese in ("-zh.svg", ".zh.svg")]
 
 
 def link_figures(page_html, generated, alt_texts, prefix="../../"):
     """Replace each inline SVG image that is a committed figure with a link to the file, with the chapter's alt
-    text for it (or for its twin in the other language, when the chapter shows only that one)."""
+    text for it (or for its twin in the other language, when the chapter shows only that one: a Chinese chapter
+    may show the English file of a figure its notebook embeds in Chinese)."""
     by_digest = _svg_by_digest(generated)
 
     def replace(match):
         path = by_digest.get(hashlib.sha256(base64.b64decode(match.group(1))).hexdigest())
         if path is None:
             return match.group(0).replace('alt="No description has been provided for this image"', f'alt="{FALLBACK_ALT}"')
-        alt = html.escape(alt_texts.get(path) or alt_texts.get(language_twin(path), FALLBACK_ALT))
+        alt = html.escape(next(filter(None, map(alt_texts.get, [path, *language_twins(path)])), FALLBACK_ALT))
         return f'<img alt="{alt}" src="{prefix}{path}"'
 
     return DATA_SVG.sub(replace, page_html)

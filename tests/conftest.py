@@ -169,9 +169,9 @@ def small_site(tmp_path):
             shutil.copy(source, target)
     for config in ("mkdocs.yml", "mkdocs.zh.yml"):
         (root / config).write_text(re.sub(r"^nav:\n(?:[ -].*\n)*", "", (REPO / config).read_text(), flags=re.M))
-    for folder in ("generated", "notebooks"):
-        (root / "docs" / folder).mkdir()
-    for link in ("assets", "generated", "notebooks"):  # the Chinese edition quotes the English outputs
+    for folder in ("docs/generated", "docs/notebooks", "docs-zh/notebooks"):
+        (root / folder).mkdir()
+    for link in ("assets", "generated"):  # the Chinese edition quotes the English outputs
         (root / "docs-zh" / link).symlink_to(os.readlink(REPO / "docs-zh" / link))
     (root / "docs" / "index.md").write_text("# Home\n")
     (root / "docs-zh" / "index.md").write_text("# 首页 {#home}\n")

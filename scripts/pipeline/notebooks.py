@@ -1,13 +1,14 @@
-"""One notebook per chapter, generated from the snippets the chapter includes and their committed outputs.
+"""One notebook per chapter and edition, generated from the snippets the chapter includes and their committed outputs.
 
-For docs/<chapter>.md the build writes docs/notebooks/<chapter>.ipynb. Each
-snippet's cell carries the outputs of the run that wrote docs/generated/ (what
-it printed, then its figures in the order they were drawn), so the site
-renders notebooks without executing them. The site also offers the same cells
-as a plain script (``notebook_script``: jupytext's percent format), written at
-site build time. The first cells load the library modules from their text, so
-a downloaded notebook runs anywhere with NumPy and matplotlib and writes no
-files; library modules the chapter shows are visible cells, the others hidden.
+For docs/<chapter>.md the build writes docs/notebooks/<chapter>.ipynb, and for its Chinese twin
+docs-zh/<chapter>.md docs-zh/notebooks/<chapter>.ipynb: the same code cells, with the edition's chapter prose as
+the Markdown cells between them (scripts/pipeline/notebook_markdown.py). Each snippet's cell carries the outputs
+of the run that wrote docs/generated/ (what it printed, then its figures in the order they were drawn; in the
+Chinese notebook each figure's Chinese twin where the snippet drew one), so the site renders notebooks without
+executing them. The site also offers the same cells as a plain script (``notebook_script``: jupytext's percent
+format), written at site build time. The first cells load the library modules from their text, so a downloaded
+notebook runs anywhere with NumPy and matplotlib and writes no files; library modules the chapter shows are
+visible cells, the others hidden.
 """
 
 import ast
@@ -17,12 +18,14 @@ import jupytext
 import nbformat
 
 from .discover import BOOTSTRAP, BOOTSTRAP_IMPORTS, LIBRARY, dependencies, import_graph, module_path
+from .notebook_markdown import chapter_cells, chapter_title, introduction
 from .published import figure_file, printed, run_record
 from .references import read_page, without_section_markers
 from .runner import LIMIT_LINE
 from .store import write_text_atomic
 
 
+LANGUAGES = ("en", "zh")  # the editions: docs/ and docs-zh/
 MODULE_TAG = "module-source"  # the site's notebook pages hide these cells (mkdocs.yml: remove_tag_config)
 
 LOADER = '''import sys
@@ -62,20 +65,14 @@ def without_bootstrap(code):
     return code.replace(imports, "", 1) if unused else code
 
 
-def chapter_title(markdown, fallback):
-    match = re.search(r"^# (.+)$", markdown, re.MULTILINE)
-    return match.group(1).strip() if match else fallback
-
-
-def split_docstring(source):
-    """(docstring, code without the docstring and without include-section markers)."""
+def snippet_code(source):
+    """A snippet's code without its docstring (the chapter's prose introduces it) and include-section markers."""
     tree = ast.parse(source)
-    doc = ast.get_docstring(tree) or ""
     first = tree.body[0] if tree.body else None
-    if doc and isinstance(first, ast.Expr):
+    if ast.get_docstring(tree) and isinstance(first, ast.Expr):
         lines = source.splitlines(keepends=True)
         source = "".join(lines[first.end_lineno :])
-    return doc, without_bootstrap(LIMIT_LINE.sub("", without_section_markers(source))).strip() + "\n"
+    return without_bootstrap(LIMIT_LINE.sub("", without_section_markers(source))).strip() + "\n"
 
 
 def module_cell(name, source):
@@ -84,33 +81,33 @@ def module_cell(name, source):
     return f"load_module(\"{name}\", r'''{source}''')"
 
 
-def snippet_outputs(project, name):
-    """The outputs of the committed run of snippets/<name>.py, as notebook outputs in the order they appeared."""
+def snippet_outputs(project, name, language="en"):
+    """The outputs of the committed run of snippets/<name>.py, as notebook outputs in the order they appeared;
+    each figure in ``language`` where the snippet drew that twin."""
     folder = project.generated / name
     outputs = []
     text = printed(name, project=project)
     if text:
         outputs.append(nbformat.v4.new_output("stream", name="stdout", text=text))
     for figure in run_record(name, project)["figures"]:
-        svg = (folder / figure_file(figure)).read_text(encoding="utf-8")
+        drawn = folder / figure_file(figure, language)
+        svg = (drawn if drawn.exists() else folder / figure_file(figure)).read_text(encoding="utf-8")
         outputs.append(nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": f"<Figure {figure}>"}))
     return outputs
 
 
-def build_notebook(project, stem, markdown, graph):
+def build_notebook(project, stem, markdown, graph, language="en"):
+    """The notebook of chapter ``stem`` (``markdown``: the chapter in ``language``): its prose as Markdown cells
+    between its snippets' code cells (scripts/pipeline/notebook_markdown.py)."""
     title = chapter_title(markdown, stem)
     uses = read_page(markdown)
     names = uses.code
     shown = {f"{LIBRARY}.{module}" for module in uses.library}
     modules = list(dict.fromkeys(m for name in names for m in dependencies(name, graph)))
+    prose_before, prose_after = chapter_cells(markdown, project, language, f"{stem}.md")
+    files = [project.relative(module_path(project, m)) for m in modules]
     cells = [
-        nbformat.v4.new_markdown_cell(
-            f"# {title}\n\nThe runnable companion of the chapter *{title}*: every snippet of the chapter, "
-            "in reading order, with the outputs the site's build recorded. The first cells load the site's library "
-            f"modules ({', '.join(f'`{project.relative(module_path(project, m))}`' for m in modules) or 'none'}) "
-            "from their text, so this notebook runs anywhere with NumPy and matplotlib. "
-            "The web page hides the modules the chapter does not show; the downloaded notebook has them all."
-        ),
+        nbformat.v4.new_markdown_cell(introduction(title, files, language)),
         nbformat.v4.new_code_cell(LOADER),
     ]
     for module in modules:
@@ -118,11 +115,12 @@ def build_notebook(project, stem, markdown, graph):
         metadata = {} if module in shown else {"tags": [MODULE_TAG]}
         cells.append(nbformat.v4.new_code_cell(module_cell(module, source), metadata=metadata))
     for name in names:
-        doc, code = split_docstring((project.snippets / f"{name}.py").read_text(encoding="utf-8"))
-        heading, _, rest = (doc or name).partition("\n")
-        cells.append(nbformat.v4.new_markdown_cell(f"## {heading.strip()}\n\n*From `snippets/{name}.py`.*\n\n{rest.strip()}".strip()))
+        code = snippet_code((project.snippets / f"{name}.py").read_text(encoding="utf-8"))
+        cells.append(nbformat.v4.new_markdown_cell(prose_before[name]))
         cells.append(nbformat.v4.new_code_cell("fresh_start()", metadata={"tags": [MODULE_TAG]}))
-        cells.append(nbformat.v4.new_code_cell(code.rstrip("\n"), outputs=snippet_outputs(project, name)))
+        cells.append(nbformat.v4.new_code_cell(code.rstrip("\n"), outputs=snippet_outputs(project, name, language)))
+    if prose_after:
+        cells.append(nbformat.v4.new_markdown_cell(prose_after))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # fixed ids: byte-identical notebooks
     notebook = nbformat.v4.new_notebook(cells=cells)
@@ -133,16 +131,25 @@ def build_notebook(project, stem, markdown, graph):
     return notebook
 
 
+def notebook_folder(project, language):
+    """Where an edition's notebooks live: docs/notebooks, and docs-zh/notebooks for the Chinese edition."""
+    return project.notebooks if language == "en" else project.root / f"docs-{language}" / "notebooks"
+
+
 def expected_notebooks(project):
-    """{path: text} of every notebook file the chapters call for."""
+    """{path: text} of every notebook file the chapters of both editions call for (an edition's chapter is
+    docs[-zh]/<chapter>.md; the Chinese notebooks exist where the tree has a Chinese edition)."""
     graph = import_graph(project)
     files = {}
     for chapter in sorted(project.docs.glob("*.md")):
-        markdown = chapter.read_text(encoding="utf-8")
-        if not chapter_snippets(markdown):
+        if not chapter_snippets(chapter.read_text(encoding="utf-8")):
             continue
-        notebook = build_notebook(project, chapter.stem, markdown, graph)
-        files[project.notebooks / f"{chapter.stem}.ipynb"] = nbformat.writes(notebook) + "\n"
+        for language in LANGUAGES:
+            folder = notebook_folder(project, language)
+            if (folder.parent / chapter.name).exists():
+                translated = (folder.parent / chapter.name).read_text(encoding="utf-8")
+                notebook = build_notebook(project, chapter.stem, translated, graph, language)
+                files[folder / f"{chapter.stem}.ipynb"] = nbformat.writes(notebook) + "\n"
     return files
 
 
@@ -152,9 +159,8 @@ def notebook_script(path):
 
 
 def _existing(project):
-    if not project.notebooks.is_dir():
-        return set()
-    return {p for p in project.notebooks.iterdir() if p.suffix in (".ipynb", ".py")}
+    folders = [notebook_folder(project, language) for language in LANGUAGES]
+    return {p for folder in folders if folder.is_dir() for p in folder.iterdir() if p.suffix in (".ipynb", ".py")}
 
 
 def stale_notebooks(project):

@@ -15,9 +15,10 @@ RUN = "run.json"  # {"figures": names in the order they were created}
 MANIFEST = "manifest.json"  # provenance: key, inputs, versions, builder, sha256 of every other file
 
 
-def table_file(name):
-    """A published table, as data: {"header": [...], "rows": [[cell text, ...], ...]}."""
-    return f"table-{name}.json"
+def table_file(name, language="en"):
+    """A published table, as data: {"header": [...], "rows": [[cell text, ...], ...]}; ``table-<name>.zh.json``
+    its Chinese twin from the same run."""
+    return f"table-{name}.json" if language == "en" else f"table-{name}.{language}.json"
 
 
 def section_file(section):
@@ -25,8 +26,9 @@ def section_file(section):
     return f"output-{section}.txt"
 
 
-def figure_file(label):
-    return f"{label}.svg"
+def figure_file(label, language="en"):
+    """A figure as drawn; ``<label>.zh.svg`` its Chinese twin from the same run."""
+    return f"{label}.svg" if language == "en" else f"{label}.{language}.svg"
 
 
 def _read_json(path, default):
@@ -46,9 +48,12 @@ def value(snippet, name, project=Project()):
     return published[name]["value"]
 
 
-def table(snippet, name, project=Project()):
-    """A published table as {"header": [...], "rows": [[cell text, ...], ...]}."""
-    path = project.generated / snippet / table_file(name)
+def table(snippet, name, project=Project(), language="en"):
+    """A published table as {"header": [...], "rows": [[cell text, ...], ...]}, in ``language`` where the snippet
+    wrote that twin."""
+    path = project.generated / snippet / table_file(name, language)
+    if not path.exists():
+        path = project.generated / snippet / table_file(name)
     if not path.exists():
         raise KeyError(f"snippets/{snippet}.py publishes no table {name!r} ({project.relative(path)} is missing)")
     return _read_json(path, None)

@@ -1,16 +1,18 @@
-"""The shared notebook exporters (scripts/notebook_export.py) give mkdocs-jupyter's own pages: for every notebook,
-the same document as mkdocs-jupyter's nb2html (same elements, attributes and text), the same table-of-contents
-Markdown as its nb2md; and the guard stops a build on another mkdocs-jupyter."""
+"""The shared notebook exporters (scripts/notebook_export.py) give mkdocs-jupyter's own pages: for every notebook
+of both editions, the same document as mkdocs-jupyter's nb2html (same elements, attributes and text), the same
+table-of-contents Markdown as its nb2md; headings in Chinese get ids their table-of-contents links point at; and
+the guard stops a build on another mkdocs-jupyter."""
 
 import pytest
 import yaml
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import Abort
+from mkdocs_jupyter import convert, plugin
 from support import REPO
 
 from scripts import notebook_export
 
-NOTEBOOKS = sorted((REPO / "docs" / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((REPO / "docs" / "notebooks").glob("*.ipynb")) + sorted((REPO / "docs-zh" / "notebooks").glob("*.ipynb"))
 ORIGINAL_HTML, ORIGINAL_MARKDOWN = notebook_export._original["nb2html"], notebook_export._original["nb2md"]
 
 
@@ -36,7 +38,7 @@ def test_the_options_are_the_plugins():
 
 
 @pytest.mark.site  # exports every notebook twice: left out of make test-fast
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.relative_to(REPO).as_posix() for n in NOTEBOOKS])
 def test_each_notebook_page_is_the_plugins_own_document(notebook):
     options = plugin_options()
     ours, theirs = notebook_export.notebook_html(notebook, **options), ORIGINAL_HTML(str(notebook), **options)
@@ -59,3 +61,21 @@ def test_another_mkdocs_jupyter_stops_the_build_naming_the_check(monkeypatch):
     monkeypatch.setattr(notebook_export, "version", lambda name: "0.27.0")
     with pytest.raises(Abort, match="0.27.0 is installed: check tests/build/test_notebook_export.py"):
         notebook_export.use_shared_exporters()
+
+
+def test_chinese_headings_get_ids_their_table_of_contents_links(monkeypatch):
+    for name in ("nb2html", "nb2md", "slugify"):  # undone after the test
+        monkeypatch.setattr(convert, name, getattr(convert, name))
+    monkeypatch.setattr(plugin, "_get_markdown_toc", plugin._get_markdown_toc)
+    notebook_export.use_shared_exporters()
+    chinese = REPO / "docs-zh" / "notebooks" / "masks.ipynb"
+    page = BeautifulSoup(notebook_export.notebook_html(chinese, **plugin_options()), "html.parser")
+    ids = [h["id"] for h in page.select("h1, h2, h3")]
+    tokens, title = plugin._get_nb_toc_tokens(chinese, 6)
+
+    def flat(tokens):
+        return [i for t in tokens for i in (t["id"], *flat(t["children"]))]
+
+    assert title == "掩码" and len(ids) > 5 and "" not in ids and len(set(ids)) == len(ids)
+    assert flat(tokens) == ids
+    assert notebook_export.heading_id("What breaks the symmetry") == "what-breaks-the-symmetry"

@@ -1,7 +1,12 @@
 """Every chapter notebook runs top to bottom in a fresh kernel, far from the repository, and prints what the build
-recorded in it. The site never executes notebooks; this test is the proof that they run."""
+recorded in it. The site never executes notebooks; this test is the proof that they run. The Chinese notebooks
+(docs-zh/notebooks) have the English ones' code cells and outputs, so one of them runs here; their Markdown cells
+are the Chinese chapters' prose, cut where each snippet's code is first included, and the check names a Chinese
+notebook that is stale or missing."""
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -10,10 +15,20 @@ from concurrent.futures import ThreadPoolExecutor
 import nbformat
 import pytest
 
-from scripts.pipeline.project import Project
+from scripts.pipeline.check import check
+from scripts.pipeline.notebooks import chapter_snippets, notebook_folder, stale_notebooks, write_notebooks
+from scripts.pipeline.project import REPO, Project
+from scripts.pipeline.published import figure_file, table_file, values
+from scripts.pipeline.references import CODE, VALUE, snippet_of
 from scripts.pipeline.runner import ARITHMETIC_ENV
 
-NOTEBOOKS = sorted(Project().notebooks.glob("*.ipynb"))
+PROJECT = Project()
+NOTEBOOKS = sorted(PROJECT.notebooks.glob("*.ipynb"))
+CHINESE = sorted(notebook_folder(PROJECT, "zh").glob("*.ipynb"))
+# Their code cells are the English ones (test_chinese_notebooks_have_the_english_code_and_outputs): one runs.
+CHINESE_RUN = min(CHINESE, key=lambda path: path.stat().st_size)
+RUNS = {**{path.stem: path for path in NOTEBOOKS}, f"zh/{CHINESE_RUN.stem}": CHINESE_RUN}
+EDITIONS = {"en": REPO / "docs", "zh": REPO / "docs-zh"}
 
 # Appended to each notebook: the repository's code must not have been imported; `lib` is the notebook's own.
 ISOLATION_CHECK = """import sys
@@ -58,25 +73,28 @@ def execute_alone(notebook, folder):
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
-    """Every notebook executed once, in parallel (one per CPU), each in its own empty folder."""
-    folders = [tmp_path_factory.mktemp(path.stem) for path in NOTEBOOKS]
+    """Every English notebook and one Chinese one executed once, in parallel (one per CPU), each in its own empty
+    folder."""
+    folders = [tmp_path_factory.mktemp(path.stem) for path in RUNS.values()]
     with ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0))) as pool:
-        results = list(pool.map(execute_alone, NOTEBOOKS, folders))
-    yield dict(zip((path.stem for path in NOTEBOOKS), results))
+        results = list(pool.map(execute_alone, RUNS.values(), folders))
+    yield dict(zip(RUNS, results))
     for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_there_is_a_notebook_per_chapter_with_snippets():
+def test_there_is_a_notebook_per_chapter_with_snippets_in_each_edition():
     assert len(NOTEBOOKS) >= 15
+    assert [path.name for path in CHINESE] == [path.name for path in NOTEBOOKS]
+    assert not notebook_folder(PROJECT, "zh").is_symlink()
 
 
 @pytest.mark.kernel
 @pytest.mark.claim("Every chapter notebook runs top to bottom in a fresh kernel, in an empty folder without the repository's code, and prints what the build recorded")
-@pytest.mark.parametrize("stem", [path.stem for path in NOTEBOOKS])
+@pytest.mark.parametrize("stem", list(RUNS))
 def test_notebook_runs_alone_and_prints_what_the_page_shows(executed, stem):
     committed, ran, error = executed[stem]
-    assert error is None, f"docs/notebooks/{stem}.ipynb failed in a fresh kernel:\n{error}"
+    assert error is None, f"{PROJECT.relative(RUNS[stem])} failed in a fresh kernel:\n{error}"
     code = [cell for cell in committed.cells if cell.cell_type == "code"]
     ran_code = [cell for cell in ran.cells if cell.cell_type == "code"]
     for before, after in zip(code, ran_code):
@@ -84,3 +102,115 @@ def test_notebook_runs_alone_and_prints_what_the_page_shows(executed, stem):
             f"{stem}: a cell printed something else than the build recorded:\n{streams(after)}\n---\n{streams(before)}"
         )
     assert streams(ran_code[-1]).strip() == "[] []", "the notebook imported the repository's code"
+
+
+def code_cells(notebook):
+    return [cell for cell in notebook.cells if cell.cell_type == "code"]
+
+
+@pytest.mark.parametrize("chinese", CHINESE, ids=[path.stem for path in CHINESE])
+def test_chinese_notebooks_have_the_english_code_and_outputs(chinese):
+    """The same code cells; the same outputs, except each figure the snippet also drew in Chinese, which is that
+    drawing (<label>.zh.svg)."""
+    english = nbformat.read(PROJECT.notebooks / chinese.name, as_version=4)
+    translated = nbformat.read(chinese, as_version=4)
+    assert [c.source for c in code_cells(translated)] == [c.source for c in code_cells(english)]
+    snippets = iter(chapter_snippets((EDITIONS["en"] / f"{chinese.stem}.md").read_text(encoding="utf-8")))
+    for before, ours, theirs in zip([None, *code_cells(english)], code_cells(translated), code_cells(english)):
+        snippet = next(snippets) if before is not None and before.source == "fresh_start()" else None
+        assert len(ours.outputs) == len(theirs.outputs), chinese.stem
+        for output, original in zip(ours.outputs, theirs.outputs):
+            if output.output_type != "display_data":
+                assert output == original, chinese.stem
+                continue
+            label = output.data["text/plain"].removeprefix("<Figure ").removesuffix(">")
+            drawn = PROJECT.generated / snippet / figure_file(label, "zh")
+            expected = drawn.read_text(encoding="utf-8") if drawn.exists() else original.data["image/svg+xml"]
+            assert output.data["image/svg+xml"] == expected, f"{chinese.stem}: figure {label} of {snippet}"
+
+
+def plain_paragraphs(markdown):
+    """(offset, text) of the chapter's paragraphs of plain prose (no include, figure, caption, admonition, code,
+    table, heading attribute or link), each with its value references replaced by their published text."""
+    published = lambda m: values(snippet_of(m.group(1), m.group(2)))[m.group(3)]["text"]  # noqa: E731
+    found, offset = [], 0
+    for block in markdown.split("\n\n"):
+        stripped = block.strip("\n")
+        if stripped and not re.search(r"--8<--|^[!?]{3}|^/// |^\s|^[|#<$`!]|\]\(|\{#", stripped, re.MULTILINE):
+            found.append((offset, VALUE.sub(published, stripped)))
+        offset += len(block) + 2
+    return found
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
+    """Each plain paragraph of a chapter is in the Markdown cell before the code cell of the first snippet whose
+    code the chapter includes after it (after the last one: in the notebook's last cell), and only there; nothing
+    of the other edition's prose is in the notebook."""
+    checked = 0
+    for notebook_path in sorted(notebook_folder(PROJECT, edition).glob("*.ipynb")):
+        markdown = (EDITIONS[edition] / f"{notebook_path.stem}.md").read_text(encoding="utf-8")
+        other = (EDITIONS["zh" if edition == "en" else "en"] / f"{notebook_path.stem}.md").read_text(encoding="utf-8")
+        first_includes = {}
+        for match in CODE.finditer(markdown):
+            first_includes.setdefault(match.group(1), match.start())
+        cells = [cell.source for cell in nbformat.read(notebook_path, as_version=4).cells if cell.cell_type == "markdown"]
+        assert len(cells) in (len(first_includes) + 1, len(first_includes) + 2), notebook_path.stem
+        paragraphs = plain_paragraphs(markdown)
+        for offset, paragraph in paragraphs:
+            index = 1 + sum(start < offset for start in first_includes.values())
+            assert index < len(cells) and paragraph in cells[index], f"{notebook_path.stem}: {paragraph[:80]!r} not in cell {index}"
+            if sum(paragraph in text for _, text in paragraphs) == 1:  # no other paragraph contains it
+                assert sum(paragraph in cell for cell in cells) == 1, f"{notebook_path.stem}: {paragraph[:80]!r} repeated"
+            checked += 1
+        for _, paragraph in plain_paragraphs(other):
+            assert all(paragraph not in cell for cell in cells), f"{notebook_path.stem}: the other edition's {paragraph[:80]!r}"
+        for cell in cells:
+            assert not re.search(r"--8<--|\{\{|\{#|^/// |^[!?]{3}", cell, re.MULTILINE), f"{notebook_path.stem}: {cell[:200]!r}"
+    assert checked > 200
+
+
+@pytest.fixture
+def chapter_project(tmp_path):
+    """A project with one chapter (softmax) in both editions: the repository's library, the chapter's snippets and
+    their committed outputs, the chapter's pages and its committed notebooks."""
+    for edition, folder in EDITIONS.items():
+        (tmp_path / folder.name / "notebooks").mkdir(parents=True)
+        shutil.copy(folder / "softmax.md", tmp_path / folder.name / "softmax.md")
+        shutil.copy(notebook_folder(PROJECT, edition) / "softmax.ipynb", tmp_path / folder.name / "notebooks")
+    for linked in ("snippets/lib", "snippets/softmax", "docs/generated/softmax"):
+        (tmp_path / linked).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / linked).symlink_to(REPO / linked)
+    return Project(tmp_path)
+
+
+def test_the_check_names_a_stale_or_missing_chinese_notebook_and_the_build_rewrites_it(chapter_project, capsys):
+    chinese = notebook_folder(chapter_project, "zh") / "softmax.ipynb"
+    committed = chinese.read_text(encoding="utf-8")
+    assert stale_notebooks(chapter_project) == []
+    chapter = chapter_project.root / "docs-zh" / "softmax.md"
+    chapter.write_text(chapter.read_text(encoding="utf-8") + "\n新的一段。\n", encoding="utf-8")
+    assert stale_notebooks(chapter_project) == [chinese]
+    assert check(chapter_project) == 1
+    assert "stale: docs-zh/notebooks/softmax.ipynb does not match its chapter's snippets. Fix: make outputs" in capsys.readouterr().err
+    assert write_notebooks(chapter_project) == [chinese] and "新的一段。" in chinese.read_text(encoding="utf-8")
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("\n新的一段。\n", ""), encoding="utf-8")
+    chinese.unlink()
+    assert stale_notebooks(chapter_project) == [chinese]
+    write_notebooks(chapter_project)
+    assert chinese.read_text(encoding="utf-8") == committed
+
+
+def test_chinese_notebooks_embed_the_chinese_figures_and_tables_where_the_snippet_wrote_them(chapter_project):
+    generated = chapter_project.generated / "softmax"
+    generated.unlink()
+    shutil.copytree(REPO / "docs" / "generated" / "softmax", generated)
+    (generated / "temperature" / figure_file("temperature", "zh")).write_text("<svg>温度</svg>", encoding="utf-8")
+    (generated / "temperature" / table_file("temperatures", "zh")).write_text(
+        json.dumps({"header": ["温度"], "rows": [["低"]]}), encoding="utf-8")
+    chinese = notebook_folder(chapter_project, "zh") / "softmax.ipynb"
+    assert write_notebooks(chapter_project) == [chinese]  # the English notebook keeps the English ones
+    notebook = nbformat.read(chinese, as_version=4)
+    figures = [o.data["image/svg+xml"] for c in code_cells(notebook) for o in c.outputs if o.output_type == "display_data"]
+    assert "<svg>温度</svg>" in figures
+    assert any("| 温度 |\n| :--- |\n| 低 |" in cell.source for cell in notebook.cells if cell.cell_type == "markdown")

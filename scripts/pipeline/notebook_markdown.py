@@ -1,0 +1,153 @@
+"""A chapter's prose as the Markdown cells of its notebook, in either edition.
+
+The chapter is cut where it first includes each snippet's code: the prose before that include (since the
+previous cut) is the Markdown cell before the snippet's code cell, and the prose after the last one is the
+notebook's last Markdown cell. Within the prose, what the notebook shows elsewhere or cannot show is left out:
+included code and outputs (the code cells carry them), figures and their captions (the code cells' outputs are
+the figures). What the site renders with its own Markdown extensions becomes plain Markdown: a published table
+its rows (the edition's language where the snippet wrote it), a value reference its published text, an
+admonition a quotation, a heading without its ``{#id}``, a link to another chapter the site's page; comments
+(notes for the tests) are left out.
+"""
+
+import re
+from dataclasses import dataclass
+
+from .published import table, values
+from .references import CODE, FIGURE, INCLUDE, SECTION_MARKER, substitute_tables, substitute_values
+from .tables import markdown_table
+
+FENCE = re.compile(r"^([ \t]*)(`{3,})[^\n]*\n(.*?)^\1\2[ \t]*$\n?", re.MULTILINE | re.DOTALL)
+FIGURE_WITH_CAPTION = re.compile(
+    rf"^[ \t]*{FIGURE.pattern}[ \t]*\n(?:[ \t]*/// caption[ \t]*\n.*?^[ \t]*///[ \t]*$\n?)?", re.MULTILINE | re.DOTALL)
+CAPTION = re.compile(r"^[ \t]*/// caption[ \t]*\n(.*?)^[ \t]*///[ \t]*$", re.MULTILINE | re.DOTALL)
+ADMONITION = re.compile(  # its title, and its body: the blank and indented lines that follow
+    r'^(?:!!!|\?\?\?\+?)[ \t]+\w+(?:[ \t]+"([^"]*)")?[ \t]*\n((?:(?:[ \t]*|    .*)\n)*)', re.MULTILINE)
+HEADING_ID = re.compile(r"^(#{1,6} .*?)[ \t]*\{#[\w-]+\}[ \t]*$", re.MULTILINE)
+HTML_BLOCK_LINE = re.compile(r"^[ \t]*(?:<div\b[^>]*\bmarkdown\b[^>]*>|</div>)[ \t]*\n", re.MULTILINE)
+HTML_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n?", re.MULTILINE | re.DOTALL)  # notes for the build's tests
+CHAPTER_LINK = re.compile(r"\]\(([a-z0-9-]+)\.md(#[\w-]+)?\)")
+TITLE = re.compile(r"^# (.+)\n", re.MULTILINE)
+
+# What each edition's notebook says around the chapter's prose.
+WORDS = {
+    "en": {
+        "intro": "The runnable companion of the chapter *{title}*: its prose and every snippet it includes, in "
+                 "reading order, with the outputs the site's build recorded. The first cells load the site's "
+                 "library modules ({modules}) from their text, so this notebook runs anywhere with NumPy and "
+                 "matplotlib. The web page hides the modules the chapter does not show; the downloaded notebook "
+                 "has them all.",
+        "none": "none",
+        "and": ", ",
+        "source": "*From `{path}`.*",
+    },
+    "zh": {
+        "intro": "本章“{title}”的可运行版本：本章的正文和它引用的每个代码片段，按阅读顺序排列，带有本站构建记录的"
+                 "输出。前几个单元格从文本加载本站的库模块（{modules}），所以这个笔记本在任何装有 NumPy 和 "
+                 "matplotlib 的环境中都能运行。网页隐藏了本章没有展示的模块；下载的笔记本包含全部模块。",
+        "none": "无",
+        "and": "、",
+        "source": "代码来自 `{path}`。",
+    },
+}
+
+
+@dataclass(frozen=True)
+class ChapterProse:
+    """A chapter's prose cut at its snippets: ``before[name]`` precedes the code cell of snippet ``name``."""
+
+    before: dict
+    after: str  # the prose after the last snippet's code
+
+
+def cut_at_snippets(markdown):
+    """The chapter's Markdown cut where each snippet's code is first included (include blocks still in)."""
+    cuts, seen = [], set()
+    for fence in FENCE.finditer(markdown):
+        names = [name for name, _ in CODE.findall(fence.group(3)) if name not in seen]
+        if names:
+            seen.update(names)
+            cuts.append((names[0], block_start(markdown, fence.start()) if fence.group(1) else fence.start()))
+    pieces, start = {}, 0
+    for name, end in cuts:
+        pieces[name], start = markdown[start:end], end
+    return ChapterProse(before=pieces, after=markdown[start:])
+
+
+def block_start(markdown, position):
+    """Where the block (an admonition) that holds the indented text at ``position`` begins."""
+    lines = markdown[:position].splitlines(keepends=True)
+    while lines and (not lines[-1].strip() or lines[-1][0] in " \t"):
+        lines.pop()
+    return sum(len(line) for line in lines[:-1])
+
+
+def without_includes(markdown):
+    """The prose without fenced blocks that only include files, and without include lines left elsewhere."""
+    def drop_include_blocks(fence):
+        body = [line for line in fence.group(3).splitlines() if line.strip()]
+        return "" if body and all(INCLUDE.match(line) for line in body) else fence.group(0)
+
+    return INCLUDE.sub("", FENCE.sub(drop_include_blocks, markdown))
+
+
+def admonitions_as_quotes(markdown):
+    """``??? example "Title"`` and its indented body as a quotation headed by the title; an empty one dropped."""
+    def quote(match):
+        title, body = match.group(1), match.group(2)
+        lines = [line[4:] if line.startswith("    ") else line.strip() for line in body.splitlines()]
+        if not any(lines):
+            return ""
+        while not lines[-1]:
+            lines.pop()
+        quoted = ([f"**{title}**", ""] if title else []) + lines
+        return "\n".join(f"> {line}".rstrip() for line in quoted) + "\n\n"
+
+    return ADMONITION.sub(quote, markdown)
+
+
+def rendered_prose(markdown, project, language, chapter):
+    """One piece of a chapter's prose as a notebook's Markdown."""
+    def render_table(snippet, name):
+        published = table(snippet, name, project, language)
+        return markdown_table(published["header"], published["rows"]).rstrip("\n")
+
+    def value_text(snippet, name, written):
+        published = values(snippet, project)
+        if name not in published:
+            raise KeyError(f"{chapter}: {written} quotes no value snippets/{snippet}.py publishes")
+        return published[name]["text"]
+
+    markdown = substitute_tables(markdown, render_table)  # a table's cells may quote values
+    markdown = substitute_values(markdown, value_text)
+    markdown = FIGURE_WITH_CAPTION.sub("", markdown)
+    markdown = CAPTION.sub(r"\1", markdown)
+    markdown = admonitions_as_quotes(without_includes(SECTION_MARKER.sub("", markdown)))
+    markdown = HTML_COMMENT.sub("", HTML_BLOCK_LINE.sub("", HEADING_ID.sub(r"\1", markdown)))
+    markdown = CHAPTER_LINK.sub(lambda m: f"](../../{m.group(1)}/{m.group(2) or ''})", markdown)
+    return re.sub(r"\n{3,}", "\n\n", markdown).strip()
+
+
+def chapter_cells(markdown, project, language, chapter):
+    """({snippet: the Markdown cell before its code cell}, the last Markdown cell) of a chapter's notebook; the
+    chapter's title, which heads the notebook's first cell, is left out."""
+    prose = cut_at_snippets(TITLE.sub("", markdown, count=1))
+    source = WORDS[language]["source"]
+    before = {name: "\n\n".join(filter(None, [rendered_prose(text, project, language, chapter),
+                                              source.format(path=f"snippets/{name}.py")]))
+              for name, text in prose.before.items()}
+    return before, rendered_prose(prose.after, project, language, chapter)
+
+
+def chapter_title(markdown, fallback):
+    """The chapter's ``# title``, without its ``{#id}``."""
+    match = TITLE.search(markdown)
+    return HEADING_ID.sub(r"\1", match.group(0)).removeprefix("# ").strip() if match else fallback
+
+
+def introduction(title, modules, language):
+    """The notebook's first Markdown cell: the chapter's title and what the notebook is (``modules``: the
+    library files it loads)."""
+    words = WORDS[language]
+    listed = words["and"].join(f"`{module}`" for module in modules) or words["none"]
+    return f"# {title}\n\n" + words["intro"].format(title=title, modules=listed)
