@@ -161,6 +161,15 @@ class ChineseTicks(Formatter):
         return self.inner.format_data_short(value)
 
 
+CJK = re.compile(r"[\u2e80-\u9fff\uff00-\uffef]")  # CJK characters and full-width punctuation
+
+
+def fonts_for(text, families):
+    """``families`` (DejaVu Sans, then the Chinese font) for a text. A text with $math$ is drawn by mathtext, which
+    draws its plain parts with the first family only, so Chinese beside math needs the Chinese font first."""
+    return families[::-1] if "$" in text and CJK.search(text) else families
+
+
 def translate_figure(figure, translate_all, families):
     """Every text of ``figure`` (titles, axis and tick labels, legends, annotations, colour bars) in Chinese,
     drawn with ``families``. Raises MissingTranslation listing each text it cannot translate."""
@@ -169,7 +178,7 @@ def translate_figure(figure, translate_all, families):
     for text, translated in zip(texts, chinese):
         text.set_text(translated)
     for text in figure.findobj(Text):
-        text.set_fontfamily(families)
+        text.set_fontfamily(fonts_for(text.get_text(), families))
     for axes in figure.axes:
         for axis in (axes.xaxis, axes.yaxis):
             axis.set_major_formatter(ChineseTicks(axis.get_major_formatter(), translate_all))

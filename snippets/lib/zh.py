@@ -14,9 +14,6 @@ unless it has an entry of its own. The terms follow docs-zh/glossary.yml.
 
 import re
 
-from lib.running_example import SENTENCE
-from lib.tiny_model import REFERENCE_VOCAB
-
 # English text -> Chinese: the words many chapters share first, then each chapter's, chapters in file order.
 CHINESE = {
     # shared: lib.plotting's weights heatmap, and words many chapters show
@@ -345,7 +342,7 @@ CHINESE = {
     "dropout(E[ids] · √d_model + PE)": "`dropout(E[ids] · √d_model + PE)`",
     "BERT (base)": "BERT（基础模型）",
     "dropout(LayerNorm(E[ids] + S[segments] + P[:L]))": "`dropout(LayerNorm(E[ids] + S[segments] + P[:L]))`",
-    "GPT-2 (small)": "GPT-2（small）",
+    "GPT-2 (small)": "GPT-2（小型）",
     "wte[ids] + wpe[:L]": "`wte[ids] + wpe[:L]`",
     "dimension 2i (first member of each sin/cos pair)": "维度 2i（每对 sin/cos 中的第一个）",
     "wavelength in positions (log scale)": "以位置计的波长（对数坐标）",
@@ -574,9 +571,15 @@ KEEP = {"softmax", "NumPy", "Transformer", "GPT", "BERT", "RNN", "CNN", "tanh", 
         "exp", "log", "ln", "sin", "cos", "sqrt", "Var", "RMS", "KiB", "MiB", "dtype", "nbytes", "logits", "nats",
         "True", "False", "PE", "PAD", "pad"}
 
-# The tokens the examples feed their models, shown as the model sees them: the running example's sentence, the
-# trained model's vocabulary and the batch chapter's two other sentences ("A dog ran.", "Dogs chase the cat.").
-TOKENS = {*SENTENCE.lower().rstrip(".").split(), *REFERENCE_VOCAB, "dog", "dogs", "ran", "chase"}
+# The tokens the examples feed their models, shown as the model sees them: the running example's sentence
+# (lib.running_example.SENTENCE), the trained model's vocabulary (lib.tiny_model.REFERENCE_VOCAB) and the batch
+# chapter's two other sentences ("A dog ran.", "Dogs chase the cat."). Written out, so that lib.zh imports nothing
+# (every snippet's outputs depend on it); tests/build/test_pipeline.py checks the list against those modules.
+TOKENS = {
+    "the", "cat", "sat", "on", "mat", "<pad>", "nobody", "dog", "fox", "owl", "hen", "pig", "cow", "rat", "rug",
+    "box", "bed", "log", "hat", "cup", "sofa", "slept", "lay", "stood", "hid", "under", "near", "by", "behind", "a",
+    "old", "was", "were", "and", ".", "hungry", "one", "dogs", "ran", "chase",
+}
 
 NUMBER = re.compile(r"(?<![\w.])[-+−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])")
 MATH = re.compile(r"\$[^$]*\$")
