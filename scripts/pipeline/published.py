@@ -10,15 +10,22 @@ import json
 from .project import Project
 
 STDOUT = "stdout.txt"  # everything the snippet printed
-VALUES = "values.json"  # {name: {"value": ..., "text": ...}}
+VALUES = "values.json"  # {name: {"value": ..., "text": ..., "zh": Chinese text, if the snippet gave one}}
 RUN = "run.json"  # {"figures": names in the order they were created}
 MANIFEST = "manifest.json"  # provenance: key, inputs, versions, builder, sha256 of every other file
 
 
+def _language_suffix(language):
+    """"" for English, ".zh" for Chinese: the Chinese twin of every table and figure sits beside the English one."""
+    if language not in ("en", "zh"):
+        raise ValueError(f"unknown language {language!r}: the editions are 'en' and 'zh'")
+    return "" if language == "en" else f".{language}"
+
+
 def table_file(name, language="en"):
-    """A published table, as data: {"header": [...], "rows": [[cell text, ...], ...]}; ``table-<name>.zh.json``
-    its Chinese twin from the same run."""
-    return f"table-{name}.json" if language == "en" else f"table-{name}.{language}.json"
+    """A published table, as data: {"header": [...], "rows": [[cell text, ...], ...]}; its Chinese twin has the
+    same numbers with the text in Chinese."""
+    return f"table-{name}{_language_suffix(language)}.json"
 
 
 def section_file(section):
@@ -27,8 +34,8 @@ def section_file(section):
 
 
 def figure_file(label, language="en"):
-    """A figure as drawn; ``<label>.zh.svg`` its Chinese twin from the same run."""
-    return f"{label}.svg" if language == "en" else f"{label}.{language}.svg"
+    """A figure, by its matplotlib label; its Chinese twin is the same figure object with its text translated."""
+    return f"{label}{_language_suffix(language)}.svg"
 
 
 def _read_json(path, default):
@@ -36,7 +43,8 @@ def _read_json(path, default):
 
 
 def values(snippet, project=Project()):
-    """{name: {"value": ..., "text": ...}} that ``snippet`` published ({} if none)."""
+    """{name: {"value": ..., "text": ..., "zh": ...}} that ``snippet`` published ({} if none; "zh" only where the
+    snippet gave the Chinese of a text value)."""
     return _read_json(project.generated / snippet / VALUES, {})
 
 
@@ -49,11 +57,8 @@ def value(snippet, name, project=Project()):
 
 
 def table(snippet, name, project=Project(), language="en"):
-    """A published table as {"header": [...], "rows": [[cell text, ...], ...]}, in ``language`` where the snippet
-    wrote that twin."""
+    """A published table as {"header": [...], "rows": [[cell text, ...], ...]}, in ``language``."""
     path = project.generated / snippet / table_file(name, language)
-    if not path.exists():
-        path = project.generated / snippet / table_file(name)
     if not path.exists():
         raise KeyError(f"snippets/{snippet}.py publishes no table {name!r} ({project.relative(path)} is missing)")
     return _read_json(path, None)

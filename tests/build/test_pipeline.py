@@ -2,12 +2,14 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 
 import pytest
 
+from scripts import chapter_markdown
 from scripts.pipeline import keys, runner
 from scripts.pipeline.build import build
 from scripts.pipeline.check import check
@@ -34,9 +36,10 @@ print("weights", np.round(weights, 3))
 value("top", weights.max(), "{:.3f}")
 # --8<-- [end:top]
 # --8<-- [end:weights]
-table("small", ["name", "x"], [["a", 1.5], ["b", 2.25]])
+table("small", ["name", "x"], [["a", 1.5], ["b", 2.25]], zh=(["名称", "x"], [["a", 1.5], ["b", 2.25]]))
 fig, ax = plt.subplots(num="bars")
 ax.bar(range(3), weights)
+ax.set_xlabel("key (attended to)")  # an entry of lib.zh: the Chinese twin is drawn with Noto Sans SC
 plt.show()
 '''
 
@@ -51,7 +54,7 @@ def project(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "chapter.md").write_text("# A chapter\n")
     (tmp_path / "snippets" / "chapter").mkdir()
-    for module in ("__init__.py", "attention.py", "publish.py"):
+    for module in ("__init__.py", "attention.py", "publish.py", "plotting.py", "zh.py"):
         (tmp_path / "snippets" / "lib" / module).write_text((REPO / "snippets" / "lib" / module).read_text())
     (tmp_path / "snippets" / "chapter" / "alpha.py").write_text(ALPHA)
     (tmp_path / "snippets" / "chapter" / "beta.py").write_text(BETA)
@@ -72,11 +75,12 @@ def test_cold_build_writes_every_output_with_provenance(project, capsys):
     assert ran(capsys.readouterr().out) == ["chapter/alpha", "chapter/beta"]
     alpha = project.generated / "chapter" / "alpha"
     assert sorted(p.name for p in alpha.iterdir()) == [
-        "bars.svg", "manifest.json", "output-top.txt", "output-weights.txt", "run.json", "stdout.txt",
-        "table-small.json", "values.json",
+        "bars.svg", "bars.zh.svg", "manifest.json", "output-top.txt", "output-weights.txt", "run.json", "stdout.txt",
+        "table-small.json", "table-small.zh.json", "values.json",
     ]
     assert "beta says 42" in (project.generated / "chapter" / "beta" / "stdout.txt").read_text()
     assert json.loads((alpha / "table-small.json").read_text()) == {"header": ["name", "x"], "rows": [["a", "1.5"], ["b", "2.25"]]}
+    assert json.loads((alpha / "table-small.zh.json").read_text()) == {"header": ["名称", "x"], "rows": [["a", "1.5"], ["b", "2.25"]]}
     assert json.loads((alpha / "run.json").read_text())["figures"] == ["bars"]
     manifest = (alpha / "manifest.json").read_text()
     for needed in ('"snippet": "snippets/chapter/alpha.py"', '"numpy"', '"matplotlib"', "snippets/lib/attention.py", '"key"'):
@@ -156,6 +160,24 @@ def test_check_names_the_stale_snippet_and_the_fix(project, capsys):
     assert check(project) == 1  # two stale snippets: both named
     err = capsys.readouterr().err
     assert "stale: chapter/alpha (snippets/chapter/alpha.py)" in err and "stale: chapter/beta (snippets/chapter/beta.py)" in err
+
+
+@pytest.mark.claim("The manifest covers the Chinese twins: check catches a hand-edited Chinese figure or table, and a "
+                   "translation edit makes every snippet stale")
+def test_check_covers_the_chinese_twins(project, capsys):
+    build(project)
+    alpha = project.generated / "chapter" / "alpha"
+    assert {"bars.zh.svg", "table-small.zh.json"} <= set(json.loads((alpha / "manifest.json").read_text())["files"])
+    (alpha / "bars.zh.svg").write_text((alpha / "bars.zh.svg").read_text().replace("键", "建"))
+    capsys.readouterr()
+    assert check(project) == 1
+    assert "chapter/alpha" in capsys.readouterr().err
+    build(project, force=True)
+    zh = project.snippets / "lib" / "zh.py"
+    zh.write_text(zh.read_text() + "\n# a new entry changes every snippet's key\n")
+    assert check(project) == 1
+    err = capsys.readouterr().err
+    assert "stale: chapter/alpha" in err and "stale: chapter/beta" in err  # beta draws nothing, but is keyed on lib.zh
 
 
 def test_check_catches_hand_edited_and_orphaned_outputs(project, capsys):
@@ -269,12 +291,136 @@ def test_the_build_reports_process_start_versus_snippet_time(project, capsys):
     assert "s starting processes" in line and "s running snippet code" in line
 
 
-@pytest.mark.claim("Two full rebuilds produce byte-identical outputs")
+@pytest.mark.claim("Two full rebuilds produce byte-identical outputs, the Chinese figures and tables included")
 def test_two_full_rebuilds_are_byte_identical(project):
     build(project)
     first = snapshot(project)
+    assert {"docs/generated/chapter/alpha/bars.zh.svg", "docs/generated/chapter/alpha/table-small.zh.json"} <= set(first)
     build(project, force=True)
     assert snapshot(project) == first
+
+
+UNTRANSLATED = '''"""Untranslated: a figure and a table with English that lib.zh has no Chinese for."""
+import sys
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
+from lib.publish import table
+
+table("sizes", ["width of nothing", "d_k"], [["every word here", 8], ["cat", 4]])
+fig, ax = plt.subplots(num="lonely")
+ax.set_title("A title nobody translated, 3 times")
+ax.set_xticks([0, 1], ["key (attended to)", "some tick"])
+plt.show()
+'''
+
+
+@pytest.mark.claim("Text with no Chinese fails the build naming the snippet, each figure or table and each English text")
+def test_a_missing_translation_fails_naming_snippet_figure_table_and_text(project, capsys):
+    (project.snippets / "chapter" / "untranslated.py").write_text(UNTRANSLATED)
+    assert build(project, ["chapter/untranslated"]) == 1
+    err = capsys.readouterr().err
+    assert "snippet chapter/untranslated failed" in err
+    assert "figure 'lonely': 'some tick', 'A title nobody translated, 3 times'" in err
+    assert "table 'sizes': 'width of nothing', 'every word here'" in err
+    assert "'key (attended to)'" not in err and "'cat'" not in err  # translated, and a token of the running example
+    assert not (project.generated / "chapter" / "untranslated").exists(), "no outputs with English in place of Chinese"
+
+
+BOXED = '''"""Boxed: a label whose Chinese has a character no installed font draws."""
+import sys
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
+
+fig, ax = plt.subplots(num="boxed")
+ax.set_title("a rare word")
+plt.show()
+'''
+
+
+@pytest.mark.claim("A Chinese figure that would draw a character as a box fails the build naming the character")
+def test_a_chinese_figure_that_draws_a_box_fails_naming_the_character(project, capsys):
+    zh = project.snippets / "lib" / "zh.py"
+    zh.write_text(zh.read_text() + '\nCHINESE["a rare word"] = "\\U0002a6a5"  # CJK Extension B: not in Noto Sans SC\n')
+    (project.snippets / "chapter" / "boxed.py").write_text(BOXED)
+    assert build(project, ["chapter/boxed"]) == 1
+    err = capsys.readouterr().err
+    assert "boxed.zh.svg draws characters as boxes" in err and "CJK UNIFIED IDEOGRAPH-2A6A5" in err
+    assert not (project.generated / "chapter" / "boxed").exists()
+
+
+UNSEEDED = '''"""Unseeded: a draw no second run repeats, shown in a figure and a table."""
+import sys
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
+from lib.publish import table, value
+
+value("what", "one draw", zh="一次抽样")
+draw = np.random.default_rng().random()
+table("draw", ["d_k", "x"], [[8, draw]], fmt="{:.12f}")
+fig, ax = plt.subplots(num="draw")
+ax.set_title(f"{draw:.12f}")
+ax.set_ylabel("query (attending)")
+plt.show()
+'''
+
+
+def svg_texts(path):
+    """The texts matplotlib wrote into an SVG (each as a comment before its glyphs)."""
+    return re.findall(r"<!-- (.*?) -->", path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.claim("The Chinese twin of a figure and a table comes from the same run as the English one")
+def test_chinese_twins_come_from_the_same_run(project):
+    (project.snippets / "chapter" / "unseeded.py").write_text(UNSEEDED)
+    assert build(project, ["chapter/unseeded"]) == 0
+    out = project.generated / "chapter" / "unseeded"
+    draw = json.loads((out / "table-draw.json").read_text())["rows"][0][1]
+    assert json.loads((out / "table-draw.zh.json").read_text())["rows"][0][1] == draw
+    assert draw in svg_texts(out / "draw.svg") and draw in svg_texts(out / "draw.zh.svg")
+    assert "查询（发出关注）" in svg_texts(out / "draw.zh.svg") and "query (attending)" in svg_texts(out / "draw.svg")
+    assert "NotoSansSC-Regular" in (out / "draw.zh.svg").read_text() and "NotoSansSC" not in (out / "draw.svg").read_text()
+
+
+def test_lib_zh_leaves_the_examples_tokens_numbers_math_and_identifiers_alone():
+    from lib import running_example, tiny_model, zh
+
+    tokens = {*running_example.tokenize(running_example.SENTENCE), *tiny_model.REFERENCE_VOCAB, "Dogs", "ran", "chase"}
+    assert [t for t in tokens if zh.translate(t) != t] == []
+    for text in ("0.665", "−1.5e-05", "$\\sqrt{d_k}$", "`np.tril`", "d_k = 8", "W_q, W_k", "softmax(x)", "The cat sat."):
+        assert zh.translate(text) == text
+    assert zh.translate("head 3") == "头 3" and zh.translate("[Masks](masks.md)") == "[掩码](masks.md)"
+    assert zh.translate("key 1\nscore 860") == "键 1\n分数 860"
+    with pytest.raises(zh.MissingTranslation, match="'an untranslated label'"):
+        zh.translate("an untranslated label")
+
+
+@pytest.mark.claim("A Chinese page shows the Chinese twins of its tables and figures and the Chinese of text values; "
+                   "a missing twin is a warning naming it")
+def test_a_chinese_page_shows_the_chinese_twins(project, caplog):
+    (project.snippets / "chapter" / "unseeded.py").write_text(UNSEEDED)
+    assert build(project) == 0
+    page = ('--8<-- "docs/generated/chapter/alpha/table-small.md"\n\n![bars](generated/chapter/alpha/bars.svg)\n\n'
+            "{{ chapter.unseeded.what }}\n")
+    chinese = chapter_markdown.expand_tables(page, project, "page.md", "zh")
+    chinese = chapter_markdown.chinese_figures(chapter_markdown.inline_values(chinese, project, "page.md", "zh"),
+                                               project, "page.md")
+    assert "| 名称 | x |" in chinese and "](generated/chapter/alpha/bars.zh.svg)" in chinese and "一次抽样" in chinese
+    english = chapter_markdown.inline_values(chapter_markdown.expand_tables(page, project, "page.md"), project, "page.md")
+    assert "| name | x |" in english and "](generated/chapter/alpha/bars.svg)" in english and "one draw" in english
+    assert not caplog.records
+    (project.generated / "chapter" / "alpha" / "bars.zh.svg").unlink()
+    (project.generated / "chapter" / "alpha" / "table-small.zh.json").unlink()
+    chapter_markdown.chinese_figures(chapter_markdown.expand_tables(page, project, "page.md", "zh"), project, "page.md")
+    warnings = " ".join(record.getMessage() for record in caplog.records)
+    assert "page.md: snippets/chapter/alpha.py publishes no table 'small'" in warnings and "table-small.zh.json" in warnings
+    assert "page.md: snippets/chapter/alpha.py drew no Chinese figure bars.zh.svg" in warnings
 
 
 def test_full_check_reruns_and_compares_bytes(project, capsys):
