@@ -10,6 +10,7 @@ import contextlib
 import functools
 import io
 import math
+import re
 import runpy
 
 import numpy as np
@@ -194,3 +195,25 @@ TABLE_2 = {
 # Table 3: English-to-German dev set (newstest2013) BLEU.
 TABLE_3 = {"base (8 heads, sinusoidal positions)": "25.8", "(A) 1 head": "24.9",
            "(E) learned positional embedding instead of sinusoids": "25.7"}
+
+
+# ------------------------------------------------------------------ English left in Chinese generated text
+# What Chinese claims, ledger and benchmark text may still spell in Latin letters, besides code spans, math, value
+# references, link targets, identifiers (a word with a digit, "_", "." or "/", or a single letter) and quoted
+# English passages or titles (“...”, 《...》): citations, model and tool names, and the terms the glossary keeps.
+LATIN_ALLOWED = frozenset({
+    "Vaswani", "Khandelwal", "Haviv", "Chen", "ACL", "NIPS", "arXiv",  # citations
+    "Transformer", "GNMT", "RL", "Ensemble", "big", "base", "BERT", "GPT", "ChatGPT", "Claude", "LSTM", "RNN",
+    "CNN",  # models
+    "NumPy", "Python", "BLAS", "CPU", "UTC", "git", "KV", "Google",  # tools and names
+    "softmax", "Softmax", "BLEU", "FLOPs", "NaN", "inf", "PE", "dropout", "tanh", "exp", "sin", "cos", "max",
+    "pos", "QK",  # terms and math the Chinese pages keep
+})
+_NOT_CHECKED = re.compile(r"`[^`]*`|\$[^$]*\$|\{\{[^}]*\}\}|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”")
+_LATIN_WORD = re.compile(r"[A-Za-z0-9_./-]*[A-Za-z][A-Za-z0-9_./-]*")
+
+
+def english_words(text):
+    """The English words in Chinese ``text`` that are none of what LATIN_ALLOWED's comment lists, in order."""
+    words = (word.strip("./-") for word in _LATIN_WORD.findall(_NOT_CHECKED.sub(" ", text)))
+    return [w for w in words if not (len(w) == 1 or re.search(r"[0-9_./]", w) or w in LATIN_ALLOWED)]

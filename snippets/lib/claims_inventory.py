@@ -280,7 +280,7 @@ CLAIMS = [
      "backward pass matches them to {{ backward.gradcheck.max_rel_error }} over {{ backward.gradcheck.n_entries }} "
      "entries.", "backward.md",
      "梯度通过权重传到 Q 和 K，通过加权求和直接传到 V。",
-     "Wᵀ·dO 与损失对 V 的有限差分相符，相对误差为 {{ claims.qkv.dv_is_weights_t_g }}；完整的反向传播在 "
+     "`Wᵀ·dO` 与损失对 V 的有限差分相符，相对误差为 {{ claims.qkv.dv_is_weights_t_g }}；完整的反向传播在 "
      "{{ backward.gradcheck.n_entries }} 个元素上与有限差分相符，误差为 "
      "{{ backward.gradcheck.max_rel_error }}。"),
     ("G-01", "common", "qkv", "Each attention head looks at its own slice of the input features.", FAILS,
@@ -532,7 +532,7 @@ CLAIMS = [
      "Transformer "
      "paper uses dropout only (§5.4).", "positional-encoding.md",
      "正确的流程是（嵌入 + 位置编码）→ 层归一化 → dropout。",
-     "BERT 的 `embedding_postprocessor` 以 `layer_norm_and_dropout` 结尾（google-research/bert，modeling.py）"
+     "BERT 的 `embedding_postprocessor` 以 `layer_norm_and_dropout` 结尾（`google-research/bert`，`modeling.py`）"
      "；Transformer 论文只用 dropout（§5.4）。"),
     ("C000-34", "000 §3.1", "positions", "This made convergence 40% faster.", UNCHECKED, "An anecdote without a "
      "setup.", "",
@@ -588,8 +588,8 @@ CLAIMS = [
      "by {{ order_matters.permutation.invariance_error }}.",
      "order-matters.md",
      "交换两个词，注意力结果完全相同（“置换不变性”）。",
-     "这是等变性：f(Px) = P f(x)，误差为 {{ order_matters.permutation.equivariance_error }}；但 f(Px) 与 "
-     "f(x) 相差 {{ order_matters.permutation.invariance_error }}。"),
+     "这是等变性：`f(Px) = P f(x)`，误差为 {{ order_matters.permutation.equivariance_error }}；但 `f(Px)` 与 "
+     "`f(x)` 相差 {{ order_matters.permutation.invariance_error }}。"),
     ("C003-37", "003 S6", "positions", "Without PE the dot product depends only on the words, not their "
      "positions.", HOLDS,
      "Same measurement as C003-36.", "order-matters.md",
@@ -618,7 +618,7 @@ CLAIMS = [
     ("C003-46", "003 S8", "positions", "Positional encoding fixes the order blindness.", HOLDS,
      "With PE added, f(Px) and P f(x) differ by {{ order_matters.permutation.pe_equivariance_error }}.", "order-matters.md",
      "位置编码弥补了对顺序的盲区。",
-     "加上位置编码后，f(Px) 与 P f(x) 相差 {{ order_matters.permutation.pe_equivariance_error }}。"),
+     "加上位置编码后，`f(Px)` 与 `P f(x)` 相差 {{ order_matters.permutation.pe_equivariance_error }}。"),
     # ---------------------------------------------------------------- shapes and heads
     ("C000-35", "000 §3.2", "heads", "L = 6, d_model = 128, h = 2 give d_k = d_v = 64.", HOLDS, "128 / 2 = "
      "64.", "multi-head.md",
@@ -627,10 +627,10 @@ CLAIMS = [
     ("C000-36", "000 §3.2", "heads", "X (6, 128) → fused W (128, 128) → reshape (6, 2, 64) → transpose (2, 6, "
      "64).", HOLDS,
      "Measured: {{ claims.heads.split_shapes }}.", "multi-head.md",
-     "X (6, 128) → 融合的 W (128, 128) → reshape (6, 2, 64) → transpose (2, 6, 64)。",
+     "X (6, 128) → 融合的 W (128, 128) → `reshape` (6, 2, 64) → `transpose` (2, 6, 64)。",
      "实测：{{ claims.heads.split_shapes }}。"),
     ("C000-37", "000 §3.2", "heads", "Softmax runs over dim 1, the sequence dimension.", only_when("the scores are "
-     "2-D (L, L)", "分数是二维的 (L, L)"),
+     "2-D (L, L)", "分数是 2 维的 (L, L)"),
      "For (h, L, L) scores, axis 1 leaves rows summing to as much as {{ claims.heads.axis1_row_sum_error }} away "
      "from 1; the last "
      "axis: "
@@ -668,7 +668,7 @@ CLAIMS = [
      "论文中没有这样的消融实验（表 3）。"),
     ("C003-44", "003 S7", "heads", "The output has the input's shape (batch, seq_len, d_model).", HOLDS,
      "Seed 003's run: input, output, weights {{ claims.seed003.shapes }}.", "full-layer.md",
-     "输出与输入形状相同 (batch, seq_len, d_model)。",
+     "输出与输入形状相同 `(batch, seq_len, d_model)`。",
      "种子教程 003 的运行结果：输入、输出、权重的形状为 {{ claims.seed003.shapes }}。"),
     ("G-05", "common", "heads", "h heads of width d_model/h cost about as much as one full-width head.", HOLDS,
      "Multiply-adds for QKᵀ at L = 6: {{ claims.heads.madds_multi }} with 2 heads, {{ claims.heads.madds_single }} "
@@ -697,7 +697,7 @@ CLAIMS = [
     ("C000-42", "000 §3.3", "masks", "np.triu(ones, k=1) marks exactly the pairs j > i.", HOLDS, "Checked for L = 6: "
      "{{ claims.masks.triu_is_future }}.",
      "masks.md",
-     "np.triu(ones, k=1) 恰好标出 j > i 的那些位置对。",
+     "`np.triu(ones, k=1)` 恰好标出 j > i 的那些位置对。",
      "对 L = 6 检查：{{ claims.masks.triu_is_future }}。"),
     ("C000-43", "000 §3.3", "masks", "Subtracting 1e9 makes the masked weights ≈ 0.",
      only_when("every row keeps a visible key and the dtype can hold 1e9 (float32 or wider)", "每一行都保留一个可见的键，且数据类型能表示 1e9（float32 或更宽）"),
@@ -709,7 +709,7 @@ CLAIMS = [
      "{{ claims.masks.float16_stable_causal }} of {{ claims.masks.n_weights }} weights even under the causal mask.", "masks.md",
      "减去 1e9 使被掩码的权重 ≈ 0。",
      "种子教程自己的那一行 `scores - 1e9 * mask`，作用在它自己的分数上（见下表）：float64 下被掩码的权重为 "
-     "{{ claims.masks.float64_naive_causal }}。当所有键都被掩码时，种子教程的 exp / sum 在 "
+     "{{ claims.masks.float64_naive_causal }}。当所有键都被掩码时，种子教程的 `exp / sum` 在 "
      "{{ claims.masks.n_weights }} 个权重中给出 {{ claims.masks.float64_naive_empty }}，而减去最大值的 "
      "softmax 会返回未加掩码的行（变化 {{ claims.masks.float64_stable_empty }}）。float32 把 −1e9 + s "
      "舍入到以 64 为步长的值（变化 {{ claims.masks.float32_stable_empty }}）；float16 把 1e9 存成 inf，而 "
@@ -811,7 +811,7 @@ CLAIMS = [
     ("C003-14", "003 S4", "code", "Attention(Q, K, V) = softmax(QKᵀ/√d_k)V.", HOLDS, "Eq. 1; the core matches a loop "
      "oracle (tests).",
      "scaled-dot-product.md",
-     "Attention(Q, K, V) = softmax(QKᵀ/√d_k)V。",
+     "`Attention(Q, K, V) = softmax(QKᵀ/√d_k)V`。",
      "式 1；核心模块与循环实现的参照结果一致（见测试）。"),
     ("C003-15", "003 S4", "code", "The formula has five steps: projection, dot product, scale, softmax, weighted "
      "sum.", HOLDS,
@@ -824,7 +824,7 @@ CLAIMS = [
      "scaled_dot_product.seed_claims.s003_weight_max }}] (uniform 0.2); output std "
      "{{ scaled_dot_product.seed_claims.s003_output_std }} vs "
      "input {{ scaled_dot_product.seed_claims.s003_x_std }}.", "debugging.md#dead-head",
-     "把 W_q、W_k、W_v 初始化为 randn·0.01（“小随机数”）是好的起点。",
+     "把 W_q、W_k、W_v 初始化为 `randn`·0.01（“小随机数”）是好的起点。",
      "种子教程 003 自己的运行结果：每个权重都落在 [{{ scaled_dot_product.seed_claims.s003_weight_min }}, "
      "{{ scaled_dot_product.seed_claims.s003_weight_max }}] 内（均匀的 0.2）；输出的标准差为 "
      "{{ scaled_dot_product.seed_claims.s003_output_std }}，而输入为 "
@@ -833,10 +833,10 @@ CLAIMS = [
      "Single head, √d_k = √d_model, no mask, no W_o.", "scaled-dot-product.md",
      "这个类实现了缩放点积自注意力。",
      "单头，√d_k = √d_model，无掩码，无 W_o。"),
-    ("C003-28", "003 S5", "code", "The class handles (batch, seq_len, d_model) input.", only_when("the input is 3-D", "输入是三维的"),
+    ("C003-28", "003 S5", "code", "The class handles (batch, seq_len, d_model) input.", only_when("the input is 3-D", "输入是 3 维的"),
      "A 2-D input raises {{ claims.seed003.error_2d }}.", "",
-     "这个类处理形状为 (batch, seq_len, d_model) 的输入。",
-     "二维输入会引发 {{ claims.seed003.error_2d }}。"),
+     "这个类处理形状为 `(batch, seq_len, d_model)` 的输入。",
+     "2 维输入会引发 {{ claims.seed003.error_2d }}。"),
     ("C003-29", "003 S5", "code", "Shapes (2, 5, 10), (2, 5, 10), (2, 5, 5).", HOLDS, "Measured: "
      "{{ claims.seed003.shapes }}.", "",
      "形状为 (2, 5, 10)、(2, 5, 10)、(2, 5, 5)。",
@@ -904,7 +904,7 @@ CLAIMS = [
      "scales residual layers by 1/√N, see transformer-block.md). On this site's layer it "
      "makes the output {{ debugging.heads.wo_small_gain }} times the size of the concatenated heads.",
      "debugging.md#w-o",
-     "多头不如单头：W_o 没有初始化；改用 randn·0.02。",
+     "多头不如单头：W_o 没有初始化；改用 `randn`·0.02。",
      "这是一个训练问题。表 3 (A)：1 个头 {{ claims.why.paper_dev_one_head }} BLEU，8 个头 "
      "{{ claims.why.paper_dev_base }}。0.02 本身是常见做法：它是 BERT 的 `initializer_range`，也是 GPT-2 的 "
      "`model.py` 抽取权重所用的标准差，注意力的输出投影 `c_proj` 也在内（GPT-2 论文还把残差层按 1/√N 缩放，"
@@ -929,13 +929,13 @@ CLAIMS = [
      "内。"),
     ("C000-72", "000 §5.2", "debugging", "Check gradients numerically (gradcheck).", HOLDS,
      "The same check in NumPy: relative error {{ backward.gradcheck.max_rel_error }}.", "debugging.md#detach",
-     "用数值方法检查梯度（gradcheck）。",
+     "用数值方法检查梯度（`gradcheck`）。",
      "用 NumPy 做同样的检验：相对误差 {{ backward.gradcheck.max_rel_error }}。"),
     ("C000-73", "000 §5.2", "debugging", "Masking without .detach() lets gradient flow through the mask and causes "
      "NaN.", FAILS,
      "The gradient on masked scores is {{ debugging.gradients.masked_grad_max }}; NaN comes from fully masked −∞ rows "
      "(G-06).", "debugging.md#detach",
-     "掩码时不调用 .detach()，梯度就会流过掩码并导致 NaN。",
+     "掩码时不调用 `.detach()`，梯度就会流过掩码并导致 NaN。",
      "被掩码的分数上的梯度为 {{ debugging.gradients.masked_grad_max }}；NaN 来自完全用 −∞ 掩码的行（G-06）。"),
     ("C000-78", "000 §5.2", "debugging", "An L1 penalty on attention weights makes a head sparse and local.", FAILS,
      "Every row's L1 norm is {{ claims.debugging.l1_row_norm }}; the penalty's gradient is {{ debugging.gradients.l1_grad_max }}.", "debugging.md#l1-penalty",

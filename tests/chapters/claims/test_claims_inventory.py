@@ -6,10 +6,12 @@ that every value an evidence text quotes exists, and the paper's numbers against
 """
 
 import re
+from collections import Counter
 
 import pytest
 from support import (
     CLAIMS_PAGE as PAGE,
+    english_words,
     GENERATED,
     INVENTORY,
     kind,
@@ -72,6 +74,58 @@ def test_every_quoted_value_exists():
                 missing.append(f"{cid}: {snippet}.{name}")
         assert "{" not in without_references(claim["evidence"]).replace("{t-1}", ""), cid
     assert not missing, missing
+
+
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def typed_numbers(text):
+    """The numbers typed into a text, not counting the values it quotes."""
+    return Counter(NUMBER.findall(without_references(text)))
+
+
+def quoted(text):
+    return Counter(read_page(text).values)
+
+
+@pytest.mark.claim("Every claims row has its claim, verdict and evidence in Chinese, quoting the same values and "
+                   "typing every number the English row types", zh="每一行论断的论断、判定和证据都有中文表述，"
+                   "引用的值与英文行相同，英文行写出的每个数字中文行也都写出")
+def test_every_row_has_chinese_text_with_the_same_values_and_numbers():
+    for cid, claim in INVENTORY.items():
+        english = " ".join((claim["claim"], claim["verdict"], claim["evidence"]))
+        chinese = " ".join((claim["claim_zh"], claim["verdict_zh"], claim["evidence_zh"]))
+        for field in ("claim", "evidence"):  # a formula may be all a text says (C000-30): it differs by its "。"
+            assert claim[f"{field}_zh"].strip() and claim[f"{field}_zh"] != claim[field], f"{cid}: no Chinese {field}"
+        assert CJK.search(claim["verdict_zh"]), cid
+        assert quoted(claim["evidence_zh"]) == quoted(claim["evidence"]), cid
+        assert not typed_numbers(english) - typed_numbers(chinese), (cid, typed_numbers(english) - typed_numbers(chinese))
+
+
+def test_the_chinese_rows_use_no_english_words_but_code_names_and_citations():
+    found = {cid: english_words(" ".join((c["claim_zh"], c["verdict_zh"], c["evidence_zh"])))
+             for cid, c in INVENTORY.items()}
+    assert not {cid: words for cid, words in found.items() if words}
+
+
+def test_the_chinese_verdicts_say_what_the_english_ones_say():
+    wording = {"holds": "成立", "does not hold": "不成立", "cannot be checked here": "此处无法核查"}
+    for cid, claim in INVENTORY.items():
+        if kind(cid) == "holds only when":
+            assert re.fullmatch(r"仅当.+时成立", claim["verdict_zh"]), cid
+        else:
+            assert claim["verdict_zh"] == wording[claim["verdict"]], cid
+
+
+def test_the_chinese_rows_name_the_tutorials_in_chinese_and_write_no_italics():
+    for topic in TOPICS:
+        for cid, claim_cell, _, evidence in table_rows(topic, "zh"):
+            assert claim_cell.endswith(("（常见说法）", f"（种子教程 {INVENTORY[cid]['source']}）")), claim_cell
+            for cell in (claim_cell, evidence):
+                assert "*" not in re.sub(r"`[^`]*`", "", cell).replace("**", ""), cell
+                assert not re.search(r"\bseed\b|et al", cell, re.IGNORECASE), cell
+                assert '"' not in without_references(cell), cell  # “” around quotations
 
 
 def test_the_page_includes_no_stdout_by_line_range():
