@@ -89,7 +89,8 @@ def test_render_rewrites_both_markdown_files_from_the_json_alone(tmp_path):
         assert (tmp_path / name).read_text(encoding="utf-8") == (MEASURED / name).read_text(encoding="utf-8"), name
 
 
-@pytest.mark.claim("the Benchmarks page shows the committed measurements, labelled with machine and date, and no typed timings")
+@pytest.mark.claim("the Benchmarks page shows the committed measurements, labelled with machine and date, and no typed timings",
+                   zh="基准测试页展示已提交的测量结果，注明机器和日期，正文中没有手写的计时")
 def test_benchmarks_page_includes_the_measured_tables():
     page = (REPO / "docs" / "benchmarks.md").read_text()
     for section in ("machine", "tiling", "mha"):

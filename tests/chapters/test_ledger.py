@@ -101,7 +101,8 @@ def assert_no_status(text):
     assert "One plus one is two" in text  # the claims are still listed, without a status
 
 
-@pytest.mark.claim("The ledger shows test statuses only from a complete test run of the commit it is built from")
+@pytest.mark.claim("The ledger shows test statuses only from a complete test run of the commit it is built from",
+                   zh="台账只显示构建它的那个提交的完整测试运行所得的状态")
 def test_a_complete_run_of_this_commit_gives_every_claim_its_status(project):
     result = pytest_in(project)
     assert result.returncode == 0, result.stdout

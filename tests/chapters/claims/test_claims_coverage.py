@@ -57,7 +57,7 @@ def test_every_seed_claim_is_reached_from_a_sentence():
 
 
 @pytest.mark.claim("Every sentence of both seed tutorials is mapped to a claim on the claims page or to a reason it "
-                   "makes none")
+                   "makes none", zh="两篇种子教程的每一句话，都对应到论断核查页上的一个论断，或者对应到它不提出论断的理由")
 def test_every_seed_sentence_is_mapped():
     if not SEEDS.is_dir():
         pytest.skip(f"seed tutorials not found at {SEEDS} (set SEEDS_DIR to the folder holding 000_*.txt, 003_*.txt)")

@@ -65,7 +65,8 @@ def test_each_topic_table_is_on_the_page_and_shows_every_claim_once():
     assert sorted(seen) == sorted(VERDICTS)
 
 
-@pytest.mark.claim("Every value the claims page's evidence quotes is published by the snippet it names")
+@pytest.mark.claim("Every value the claims page's evidence quotes is published by the snippet it names",
+                   zh="论断核查页的证据引用的每个值，都由它所指明的代码片段发布")
 def test_every_quoted_value_exists():
     missing = []
     for cid, claim in INVENTORY.items():
@@ -145,7 +146,9 @@ def test_uncheckable_claims_are_opinions_anecdotes_or_need_training():
 
 
 @pytest.mark.claim("The page quotes Table 2 of Vaswani et al. 2017 exactly: big 28.4/41.8 BLEU at 2.3e19 FLOPs, "
-                   "base 27.3/38.1 at 3.3e18, GNMT+RL 24.6/39.92")
+                   "base 27.3/38.1 at 3.3e18, GNMT+RL 24.6/39.92",
+                   zh="本页逐字引用 Vaswani 等人 2017 的表 2：big 为 28.4/41.8 BLEU、2.3e19 FLOPs，"
+                   "base 为 27.3/38.1、3.3e18，GNMT+RL 为 24.6/39.92")
 def test_table_2_quoted_exactly():
     page = PAGE.read_text(encoding="utf-8")
     for model, (de, fr, m_de, e_de, m_fr, e_fr) in TABLE_2.items():
@@ -157,7 +160,8 @@ def test_table_2_quoted_exactly():
     assert text("claims/why", "paper_flops_big") == "2.3·10^19"
 
 
-@pytest.mark.claim("The page quotes Table 3 of Vaswani et al. 2017 exactly: base 25.8, one head 24.9, learned positions 25.7 (dev BLEU)")
+@pytest.mark.claim("The page quotes Table 3 of Vaswani et al. 2017 exactly: base 25.8, one head 24.9, learned positions 25.7 (dev BLEU)",
+                   zh="本页逐字引用 Vaswani 等人 2017 的表 3：base 为 25.8，1 个头为 24.9，学习得到的位置编码为 25.7（开发集 BLEU）")
 def test_table_3_quoted_exactly():
     page = PAGE.read_text(encoding="utf-8")
     for variation, bleu in TABLE_3.items():
@@ -168,7 +172,8 @@ def test_table_3_quoted_exactly():
 
 
 @pytest.mark.claim("Every decimal number typed into the claims page's prose is a figure quoted from Tables 2 and 3 "
-                   "of Vaswani et al. 2017 (or its §6.1 prose figure 41.0)")
+                   "of Vaswani et al. 2017 (or its §6.1 prose figure 41.0)",
+                   zh="论断核查页正文中手写的每个小数，都是引自 Vaswani 等人 2017 表 2 和表 3 的数字（或其 §6.1 正文中的 41.0）")
 def test_typed_numbers_in_the_prose_are_citations():
     page = PAGE.read_text(encoding="utf-8")
     page = re.sub(r"```.*?```", "", page, flags=re.DOTALL)  # code and output blocks
