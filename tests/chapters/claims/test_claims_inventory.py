@@ -12,6 +12,7 @@ import pytest
 from support import (
     CLAIMS_PAGE as PAGE,
     english_words,
+    flat_page,
     GENERATED,
     INVENTORY,
     kind,
@@ -127,6 +128,15 @@ def test_the_chinese_rows_name_the_tutorials_in_chinese_and_write_no_italics():
                 assert "*" not in re.sub(r"`[^`]*`", "", cell).replace("**", ""), cell
                 assert not re.search(r"\bseed\b|et al", cell, re.IGNORECASE), cell
                 assert '"' not in without_references(cell), cell  # “” around quotations
+
+
+def test_the_chinese_page_explains_the_verdicts_its_rows_use_and_no_longer_says_they_are_english():
+    page = flat_page("claims.md", "docs-zh")
+    wordings = {claim["verdict_zh"] for claim in INVENTORY.values() if kind(claim["id"]) != "holds only when"}
+    for verdict in (*sorted(wordings), "仅当……时成立"):
+        assert f"- **{verdict}**：" in page, verdict
+    assert "用英文" not in page and "英文转述" not in page
+    assert "Vaswani 等人 2017" in page and "et al" not in page
 
 
 def test_the_page_includes_no_stdout_by_line_range():
