@@ -778,7 +778,7 @@ CLAIMS = [
      "has exactly 6 words", "句子恰好有 6 个词"),
      "Five words: {{ claims.seed000.five_words }}.", "debugging.md#shape-errors",
      "这个函数为一个句子计算自注意力。",
-     "五个词：{{ claims.seed000.five_words }}。"),
+     "五个词：`{{ claims.seed000.five_words }}`。"),
     ("C000-54", "000 §4.1", "code", "The word vectors are random stand-ins for trained embeddings.", HOLDS,
      "Drawn per position, so \"The\" and \"the\" are unrelated vectors.", "tokens-to-vectors.md",
      "词向量是训练好的嵌入的随机替身。",
@@ -836,7 +836,7 @@ CLAIMS = [
     ("C003-28", "003 S5", "code", "The class handles (batch, seq_len, d_model) input.", only_when("the input is 3-D", "输入是 3 维的"),
      "A 2-D input raises {{ claims.seed003.error_2d }}.", "",
      "这个类处理形状为 `(batch, seq_len, d_model)` 的输入。",
-     "2 维输入会引发 {{ claims.seed003.error_2d }}。"),
+     "2 维输入会引发 `{{ claims.seed003.error_2d }}`。"),
     ("C003-29", "003 S5", "code", "Shapes (2, 5, 10), (2, 5, 10), (2, 5, 5).", HOLDS, "Measured: "
      "{{ claims.seed003.shapes }}.", "",
      "形状为 (2, 5, 10)、(2, 5, 10)、(2, 5, 5)。",
@@ -867,7 +867,7 @@ CLAIMS = [
      "debugging.md#shape-errors",
      "“operands could not be broadcast together”表示 Q/K/V 的维度不匹配。",
      "Q/K 不匹配会引发矩阵乘法错误；种子教程自己的广播错误来自它 6×6 的掩码："
-     "{{ claims.seed000.five_words }}。"),
+     "`{{ claims.seed000.five_words }}`。"),
     ("C000-65", "000 §5.1", "debugging", "One-hot weights mean the scale is missing or too small.", FAILS,
      "The seed's code has the scale and is one-hot (mean top weight {{ claims.seed000.mean_top }} over its 6 rows; "
      "{{ scaled_dot_product.seed_claims.robust_share_one_hot_scaled }} of rows over {{ scaled_dot_product.seed_claims.robust_seeds }} draws); the "
