@@ -338,3 +338,12 @@ def test_the_chinese_values_section_states_the_same_counts_in_chinese():
     shown = re.sub(r"`[^`]*` = [^·\n]*", "", ADMONITION.sub("", chinese))  # the values as the snippets print them
     assert english_words(shown) == []
     assert "{#" not in chinese  # chapter titles without their heading ids
+
+
+def test_each_editions_ledger_page_is_filled_in_its_language():
+    from scripts import chapter_markdown
+
+    for language, folder, words in (("en", "docs", "claims in"), ("zh", "docs-zh", "条论断，分布在")):
+        markdown = (REPO / folder / "ledger.md").read_text(encoding="utf-8")
+        page = chapter_markdown.chapter(markdown, Project(), "ledger.md", 1, language, None)
+        assert words in page and "<!-- ledger:" not in page, language
