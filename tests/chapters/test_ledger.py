@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import scripts.ledger
+from scripts import chapter_markdown
 from scripts.ledger import FRESHNESS, PARTIAL, REQUIRE, RESULTS, claims_table, snippet_freshness, values_table
 from scripts.pipeline.build import plan
 from scripts.pipeline.project import Project
@@ -341,8 +342,6 @@ def test_the_chinese_values_section_states_the_same_counts_in_chinese():
 
 
 def test_each_editions_ledger_page_is_filled_in_its_language():
-    from scripts import chapter_markdown
-
     for language, folder, words in (("en", "docs", "claims in"), ("zh", "docs-zh", "条论断，分布在")):
         markdown = (REPO / folder / "ledger.md").read_text(encoding="utf-8")
         page = chapter_markdown.chapter(markdown, Project(), "ledger.md", 1, language, None)
