@@ -1,5 +1,6 @@
 """What a chapter's Markdown gets before MkDocs renders it: generated tables and snippet values inlined, the
-chapter's notebook links and provenance footer appended, the ledger's tables filled in.
+chapter's notebook links and provenance footer appended, the ledger's tables filled in. A Chinese page shows the
+Chinese twins of the tables and figures (``table-<name>.zh.json``, ``<label>.zh.svg``).
 
 In a chapter, ``{{ chapter.what.value_name }}`` becomes the text that ``publish.value("value_name", ...)``
 produced in snippets/chapter/what.py. A reference to a missing snippet or value is a warning, so ``mkdocs build
@@ -10,8 +11,9 @@ import logging
 
 from scripts import provenance
 from scripts.ledger import claims_table, values_table
-from scripts.pipeline.published import table, values
-from scripts.pipeline.references import chapter_folder, read_page, substitute_tables, substitute_values
+from scripts.pipeline.published import figure_file, table, values
+from scripts.pipeline.references import (chapter_folder, read_page, substitute_figures, substitute_tables,
+                                         substitute_values)
 from scripts.pipeline.tables import markdown_table
 
 log = logging.getLogger("mkdocs.hooks.values")
@@ -38,8 +40,9 @@ NOTEBOOK_BOX = {
 }
 
 
-def inline_values(markdown, project, page_name):
-    """Replace every {{ chapter.what.value }} in ``markdown``; warn about each one that does not exist."""
+def inline_values(markdown, project, page_name, language="en"):
+    """Replace every {{ chapter.what.value }} in ``markdown`` (by a text value's Chinese on a Chinese page, where
+    the snippet gave one); warn about each one that does not exist."""
     cache = {}
 
     def replace(snippet, name, written):
@@ -47,22 +50,38 @@ def inline_values(markdown, project, page_name):
         if name not in published:
             log.warning(f"{page_name}: no value '{name}' published by snippets/{snippet}.py ({written})")
             return f"**[missing value {snippet}.{name}]**"
-        return published[name]["text"]
+        return published[name].get("zh", published[name]["text"]) if language == "zh" else published[name]["text"]
 
     return substitute_values(markdown, replace)
 
 
-def expand_tables(markdown, project):
-    """Render each whole-line include of a published table from its data, so values its cells quote get inlined."""
+def expand_tables(markdown, project, page_name, language="en"):
+    """Render each whole-line include of a published table from its data in the page's language, so values its
+    cells quote get inlined. A Chinese page with no Chinese table gets a warning (the strict build fails)."""
 
     def render(snippet, name):
         try:
-            published = table(snippet, name, project)
-        except KeyError:
-            return None  # pymdownx.snippets reports the missing file
+            published = table(snippet, name, project, language)
+        except KeyError as missing:
+            if language == "en":
+                return None  # pymdownx.snippets reports the missing file
+            log.warning(f"{page_name}: {missing.args[0]} (its Chinese table)")
+            return f"**[missing Chinese table {snippet}/{name}]**"
         return markdown_table(published["header"], published["rows"]).rstrip("\n")
 
     return substitute_tables(markdown, render)
+
+
+def chinese_figures(markdown, project, page_name):
+    """Every figure of a Chinese page shown as its Chinese twin; warn about each one that was not drawn."""
+
+    def chinese(figure):
+        twin = figure_file(figure.name, "zh")
+        if not (project.generated / figure.snippet / twin).exists():
+            log.warning(f"{page_name}: snippets/{figure.snippet}.py drew no Chinese figure {twin} ({figure.path})")
+        return twin
+
+    return substitute_figures(markdown, chinese)
 
 
 def out_of_search(block):
@@ -82,8 +101,10 @@ def chapter(markdown, project, src_path, depth, language, repo_blob):
     stem = src_path[: -len(".md")]
     uses = read_page(markdown)  # the page's one parse
     snippets = uses.snippets
-    markdown = expand_tables(markdown, project)  # a table may quote values: {{ chapter.what.value }}
-    markdown = inline_values(markdown, project, src_path) + notebook_box(uses, stem, language)
+    markdown = expand_tables(markdown, project, src_path, language)  # a table may quote values: {{ chapter.what.value }}
+    markdown = inline_values(markdown, project, src_path, language) + notebook_box(uses, stem, language)
+    if language == "zh":
+        markdown = chinese_figures(markdown, project, src_path)
     if snippets:
         try:
             markdown += provenance.footer(snippets, project.generated, project.root, depth, repo_blob, language)

@@ -9,8 +9,9 @@ work is done in named modules; the hooks only call them.
 - on_pre_build: while serving, rerun stale snippets when a snippet changed (a failure is reported; serving goes
   on) and mark the pages that show their new outputs; the English build starts the Chinese one beside it
   (scripts/editions.py), except in a dirty rebuild after edits to English pages only.
-- on_page_markdown: a chapter's tables and snippet values inlined, its notebook links and provenance footer
-  appended, the ledger's tables filled in (scripts/chapter_markdown.py).
+- on_page_markdown: a chapter's tables and snippet values inlined (on a Chinese page, the Chinese twins of its
+  tables and figures), its notebook links and provenance footer appended, the ledger's tables filled in
+  (scripts/chapter_markdown.py).
 - on_page_content: math rendered at build time, figures sized and lazy, code kept out of search
   (scripts/fast_pages.py); tables in Material's wrappers and code focusable (scripts/material_workarounds.py);
   notebook pages stay out of search and link their figures' committed SVG files with the chapter's alt text

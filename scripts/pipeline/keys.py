@@ -4,7 +4,9 @@ The key covers the snippet's text, every local module it imports (directly or
 not), the versions of Python, NumPy and matplotlib, and the source of the
 builder stages that shape the files (worker; published and references for their names and sections) and the environment
 snippets run in (runner.SNIPPET_ENV), so a change to any of them reruns
-exactly the snippets it can affect.
+exactly the snippets it can affect. The worker translates every snippet's
+tables and figures with lib.zh and draws them with lib.plotting's Chinese font,
+so both are inputs of every snippet (and, with them, what they import).
 """
 
 import hashlib
@@ -12,9 +14,10 @@ import platform
 from importlib.metadata import version
 from pathlib import Path
 
-from .discover import dependencies, library_modules
+from .discover import LIBRARY, dependencies, library_modules
 from .runner import SNIPPET_ENV
 
+TRANSLATION_MODULES = ("lib.zh", "lib.plotting")  # what the worker imports to write each snippet's Chinese twins
 BUILDER_FILES = [Path(__file__).with_name(name) for name in ("worker.py", "published.py", "references.py", "keys.py")]
 
 
@@ -38,7 +41,10 @@ def builder_version():
 def snippet_inputs(project, name, graph):
     """{relative path: sha256} of the snippet and every local module it imports."""
     modules = library_modules(project)
-    files = [modules[module] for module in dependencies(name, graph)]
+    needed = set(dependencies(name, graph))
+    for module in (m for m in TRANSLATION_MODULES if m in modules):
+        needed |= {module, LIBRARY, *dependencies(module, graph)}
+    files = [modules[module] for module in needed if module in modules]
     files.append(project.snippets / f"{name}.py")
     return {project.relative(path): digest(path.read_bytes()) for path in sorted(files)}
 

@@ -10,14 +10,22 @@ import json
 from .project import Project
 
 STDOUT = "stdout.txt"  # everything the snippet printed
-VALUES = "values.json"  # {name: {"value": ..., "text": ...}}
+VALUES = "values.json"  # {name: {"value": ..., "text": ..., "zh": Chinese text, if the snippet gave one}}
 RUN = "run.json"  # {"figures": names in the order they were created}
 MANIFEST = "manifest.json"  # provenance: key, inputs, versions, builder, sha256 of every other file
 
 
-def table_file(name):
-    """A published table, as data: {"header": [...], "rows": [[cell text, ...], ...]}."""
-    return f"table-{name}.json"
+def _language_suffix(language):
+    """"" for English, ".zh" for Chinese: the Chinese twin of every table and figure sits beside the English one."""
+    if language not in ("en", "zh"):
+        raise ValueError(f"unknown language {language!r}: the editions are 'en' and 'zh'")
+    return "" if language == "en" else f".{language}"
+
+
+def table_file(name, language="en"):
+    """A published table, as data: {"header": [...], "rows": [[cell text, ...], ...]}; its Chinese twin has the
+    same numbers with the text in Chinese."""
+    return f"table-{name}{_language_suffix(language)}.json"
 
 
 def section_file(section):
@@ -25,8 +33,9 @@ def section_file(section):
     return f"output-{section}.txt"
 
 
-def figure_file(label):
-    return f"{label}.svg"
+def figure_file(label, language="en"):
+    """A figure, by its matplotlib label; its Chinese twin is the same figure object with its text translated."""
+    return f"{label}{_language_suffix(language)}.svg"
 
 
 def _read_json(path, default):
@@ -34,7 +43,8 @@ def _read_json(path, default):
 
 
 def values(snippet, project=Project()):
-    """{name: {"value": ..., "text": ...}} that ``snippet`` published ({} if none)."""
+    """{name: {"value": ..., "text": ..., "zh": ...}} that ``snippet`` published ({} if none; "zh" only where the
+    snippet gave the Chinese of a text value)."""
     return _read_json(project.generated / snippet / VALUES, {})
 
 
@@ -46,9 +56,9 @@ def value(snippet, name, project=Project()):
     return published[name]["value"]
 
 
-def table(snippet, name, project=Project()):
-    """A published table as {"header": [...], "rows": [[cell text, ...], ...]}."""
-    path = project.generated / snippet / table_file(name)
+def table(snippet, name, project=Project(), language="en"):
+    """A published table as {"header": [...], "rows": [[cell text, ...], ...]}, in ``language``."""
+    path = project.generated / snippet / table_file(name, language)
     if not path.exists():
         raise KeyError(f"snippets/{snippet}.py publishes no table {name!r} ({project.relative(path)} is missing)")
     return _read_json(path, None)

@@ -8,7 +8,8 @@ uses it in five ways, and every part of the build and the tests finds them throu
 - an output: ``--8<-- "docs/generated/masks/kinds/output-masks.txt"`` (or ``stdout.txt``);
 - a table: ``--8<-- "docs/generated/masks/kinds/table-shapes.md"`` on a line of its own, rendered from the
   table's JSON by the hooks (a table's cells may quote values too);
-- a figure: ``![alt text](generated/masks/kinds/weights.svg)``;
+- a figure: ``![alt text](generated/masks/kinds/weights.svg)`` (a Chinese page writes the same; its build shows
+  the Chinese twin, ``weights.zh.svg``, through ``substitute_figures``);
 - a value: ``{{ masks.kinds.pad_weight }}``, the text ``publish.value("pad_weight", ...)`` produced.
 """
 
@@ -97,6 +98,17 @@ def substitute_tables(markdown, render):
         return match.group(0) if rendered is None else rendered
 
     return TABLE.sub(replace, markdown)
+
+
+def substitute_figures(markdown, file_of):
+    """Show, in every figure ``![alt](generated/<snippet>/<name>.svg)``, the file ``file_of(Figure)`` of the same
+    snippet instead."""
+
+    def replace(match):
+        alt, _, snippet, name = match.groups()
+        return f"![{alt}](generated/{snippet}/{file_of(Figure(alt, match.group(2), snippet, name))})"
+
+    return FIGURE.sub(replace, markdown)
 
 
 def sections(text):

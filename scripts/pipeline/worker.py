@@ -8,18 +8,22 @@ group prints is kept for every section that encloses it. Writes:
 
 - ``stdout.txt``: everything the snippet printed;
 - ``output-<section>.txt``: what the statements inside that section printed (when it printed anything);
-- ``<label>.svg``: one per open figure, named by its label;
-- ``table-<name>.json``: each published table, as data (the hooks render it where a page includes it);
+- ``<label>.svg``: one per open figure, named by its label, and ``<label>.zh.svg``: the same figure object with
+  its text translated by ``lib.zh`` and drawn with Noto Sans SC;
+- ``table-<name>.json``: each published table, as data (the hooks render it where a page includes it), and
+  ``table-<name>.zh.json``: its Chinese (given by the snippet, or translated cell by cell by ``lib.zh``);
 - ``values.json``: the published values;
 - ``run.json``: the figures in the order they were created.
 
 The file names come from ``published``, the one reader of these files.
 
-A failure is returned as data (file, line, exception), never raised.
+A failure is returned as data (file, line, exception), never raised. Text with no Chinese is a failure that
+names each figure or table and each English text.
 """
 
 import ast
 import builtins
+import importlib
 import io
 import json
 import re
@@ -30,6 +34,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from matplotlib.text import Text
+from matplotlib.ticker import Formatter
 
 from scripts.pipeline.references import SECTION_MARKER
 from scripts.pipeline.published import RUN, STDOUT, VALUES, figure_file, section_file, table_file
@@ -86,26 +92,142 @@ def _figure_name(figure, number):
     return label
 
 
-def save_figures(out):
-    """Save every open figure as <label>.svg; return the names in the order the figures were created."""
+# Chapters whose generated text is translated by another part of issue 22 (the claims inventory): their tables and
+# figures take the Chinese lib.zh has and keep the rest in English until then. Delete an entry once it translates.
+ENGLISH_FOR_NOW = {"claims"}
+
+
+class MissingChinese(LookupError):
+    """Figures and tables of one snippet with text that lib.zh cannot translate."""
+
+
+def chinese_modules():
+    """lib.zh and lib.plotting from the snippet's snippets/ folder. Importing lib.plotting sets the site's style;
+    a snippet that did not import it keeps its own (rc_context undoes the import's settings)."""
+    with plt.rc_context():
+        return importlib.import_module("lib.zh"), importlib.import_module("lib.plotting")
+
+
+def translator(snippet, zh):
+    """translate_all for the snippet's chapter: strict, or keeping English where a chapter is ENGLISH_FOR_NOW."""
+    if snippet.parent.name not in ENGLISH_FOR_NOW:
+        return zh.translate_all
+
+    def translate_what_it_can(texts):
+        translated = []
+        for text in texts:
+            try:
+                translated.append(zh.translate(text))
+            except zh.MissingTranslation:
+                translated.append(text)
+        return translated
+
+    return translate_what_it_can
+
+
+class ChineseTicks(Formatter):
+    """Tick labels in Chinese: what ``inner`` writes, translated (ticks are written afresh at every draw)."""
+
+    def __init__(self, inner, translate_all):
+        self.inner, self.translate_all = inner, translate_all
+
+    def set_axis(self, axis):
+        super().set_axis(axis)
+        self.inner.set_axis(axis)
+
+    def set_locs(self, locs):
+        self.inner.set_locs(locs)
+
+    def format_ticks(self, values):
+        return self.translate_all(self.inner.format_ticks(values))
+
+    def __call__(self, x, pos=None):
+        return self.translate_all([self.inner(x, pos)])[0]
+
+    def get_offset(self):
+        return self.translate_all([self.inner.get_offset()])[0]
+
+    def format_data(self, value):
+        return self.inner.format_data(value)
+
+    def format_data_short(self, value):
+        return self.inner.format_data_short(value)
+
+
+def translate_figure(figure, translate_all, families):
+    """Every text of ``figure`` (titles, axis and tick labels, legends, annotations, colour bars) in Chinese,
+    drawn with ``families``. Raises MissingTranslation listing each text it cannot translate."""
+    texts = [text for text in figure.findobj(Text) if text.get_text()]
+    chinese = translate_all([text.get_text() for text in texts])  # all of them first: one error lists every gap
+    for text, translated in zip(texts, chinese):
+        text.set_text(translated)
+    for text in figure.findobj(Text):
+        text.set_fontfamily(families)
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            axis.set_major_formatter(ChineseTicks(axis.get_major_formatter(), translate_all))
+            axis.set_minor_formatter(ChineseTicks(axis.get_minor_formatter(), translate_all))
+
+
+def save_svg(figure, path):
+    figure.savefig(path, format="svg", metadata={"Date": None})  # no date: byte-identical SVG
+
+
+def save_figures(out, snippet):
+    """Save every open figure as <label>.svg, then translated as <label>.zh.svg; return the names in the order
+    the figures were created and the figures with text that has no Chinese."""
     plt.rcParams["svg.hashsalt"] = "self-attention-site"  # fixed ids: byte-identical SVG
-    names = []
+    zh, plotting = chinese_modules()
+    translate_all = translator(snippet, zh)
+    names, missing = [], []
     for number in plt.get_fignums():
         figure = plt.figure(number)
         names.append(_figure_name(figure, number))
-        figure.savefig(out / figure_file(names[-1]), format="svg", metadata={"Date": None})
+        save_svg(figure, out / figure_file(names[-1]))
+        with plt.rc_context():
+            families = plotting.use_chinese_font()
+            if families is None:
+                raise MissingChinese("Chinese figures need Noto Sans SC: pip install pylopdf-fonts-zh-cn")
+            try:
+                translate_figure(figure, translate_all, families)
+            except zh.MissingTranslation as error:
+                missing.append(f"figure {names[-1]!r}: {', '.join(repr(t) for t in error.texts)}")
+                continue
+            save_svg(figure, out / figure_file(names[-1], "zh"))
     plt.close("all")
-    return names
+    return names, missing
 
 
-def save_published(out):
+def chinese_table(table, translate_all):
+    """The table with every header and cell text translated (one MissingTranslation lists every gap)."""
+    cells = translate_all([*table["header"], *(cell for row in table["rows"] for cell in row)])
+    width = len(table["header"])
+    return {"header": cells[:width], "rows": [cells[i : i + width] for i in range(width, len(cells), width)]}
+
+
+def write_json(path, data):
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def save_published(out, snippet):
+    """Write the published tables (English and Chinese) and values; return the tables with text that has no
+    Chinese."""
     publish = sys.modules.get("lib.publish")
+    missing = []
     for name, table in getattr(publish, "TABLES", {}).items():
-        (out / table_file(name)).write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_json(out / table_file(name), table)
+        zh = chinese_modules()[0]
+        try:
+            chinese = publish.TABLES_ZH.get(name) or chinese_table(table, translator(snippet, zh))
+        except zh.MissingTranslation as error:
+            missing.append(f"table {name!r}: {', '.join(repr(t) for t in error.texts)}")
+            continue
+        write_json(out / table_file(name, "zh"), chinese)
     values = getattr(publish, "VALUES", {})
     if values:
         text = json.dumps(values, indent=2, sort_keys=True, allow_nan=False)
         (out / VALUES).write_text(text + "\n", encoding="utf-8")
+    return missing
 
 
 def run(snippet, out):
@@ -133,8 +255,10 @@ def run(snippet, out):
                     whole.write(printed.getvalue())
                     for name in enclosing:
                         sections[name] = sections.get(name, "") + printed.getvalue()
-            figures = save_figures(out)
-            save_published(out)
+            figures, missing = save_figures(out, snippet)
+            missing += save_published(out, snippet)
+            if missing:
+                raise MissingChinese("no Chinese in snippets/lib/zh.py (CHINESE) for: " + "; ".join(missing))
     except (Exception, SystemExit) as exc:  # any failure of the snippet becomes data
         return {"code_seconds": time.perf_counter() - start, "stderr": errors.getvalue(), "error": _failure(exc, snippet)}
     (out / STDOUT).write_text(whole.getvalue(), encoding="utf-8")

@@ -33,32 +33,32 @@ plt.rcParams.update(
 
 
 CJK_FONT = ("pylopdf_fonts_zh_cn", "NotoSansSC-Regular.otf", "Noto Sans SC")
-AXIS_LABELS = {"en": ("key (attended to)", "query (attending)"), "zh": ("键（被关注）", "查询（发出关注）")}
 
 
 def use_chinese_font():
-    """Draw Chinese characters with Noto Sans SC wherever the default font (DejaVu Sans) has no glyph."""
+    """Draw Chinese characters with Noto Sans SC wherever the default font (DejaVu Sans) has no glyph. Returns
+    the font families now used, or None when the font is not installed."""
     package, filename, family = CJK_FONT
     try:
         font = importlib.resources.files(package) / filename
     except ModuleNotFoundError:
         warnings.warn("Chinese characters need `pip install pylopdf-fonts-zh-cn`; without it they are drawn as boxes")
-        return
+        return None
     font_manager.fontManager.addfont(str(font))
     plt.rcParams["font.family"] = ["DejaVu Sans", family]
+    return plt.rcParams["font.family"]
 
 
-def weights_heatmap(ax, weights, queries, keys, annotate=True, title=None, language="en"):
-    """Draw attention weights (rows = queries, columns = keys) on a fixed 0-1 scale, axes labelled in ``language``."""
+def weights_heatmap(ax, weights, queries, keys, annotate=True, title=None):
+    """Draw attention weights (rows = queries, columns = keys) on a fixed 0-1 scale."""
     weights = np.asarray(weights)
     if weights.shape != (len(queries), len(keys)):
         raise ValueError(f"weights {weights.shape} do not match {len(queries)} queries x {len(keys)} keys")
     image = ax.imshow(weights, cmap="viridis", vmin=0.0, vmax=1.0)
     ax.set_xticks(range(len(keys)), keys, rotation=45, ha="right")
     ax.set_yticks(range(len(queries)), queries)
-    xlabel, ylabel = AXIS_LABELS[language]
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_xlabel("key (attended to)")
+    ax.set_ylabel("query (attending)")
     ax.spines[:].set_visible(False)
     if title:
         ax.set_title(title)

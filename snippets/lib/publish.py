@@ -4,12 +4,18 @@ A snippet calls ``value("name", x)`` or ``table("name", header, rows)``. Run
 alone, both just print. The site's build reads ``VALUES`` and ``TABLES`` after
 the snippet ends: chapters quote a value as ``{{ snippet_name.value_name }}``
 and include a table as a real Markdown table.
+
+The Chinese edition shows the same tables with their text translated by
+``lib.zh`` cell by cell. A table whose text is built with numbers may give its
+Chinese instead (``zh=(header_zh, rows_zh)``), and a value that is text may give
+its Chinese (``zh="..."``), which Chinese pages quote.
 """
 
 import re
 
 VALUES = {}
 TABLES = {}
+TABLES_ZH = {}  # the Chinese a snippet gave for a table (the others are translated by lib.zh)
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 
@@ -24,14 +30,15 @@ def _plain(x):
     return x.tolist() if hasattr(x, "tolist") else x
 
 
-def value(name, x, fmt="{}"):
-    """Publish ``x`` under ``name``; prose shows it formatted with ``fmt``. Returns ``x``.
+def value(name, x, fmt="{}", zh=None):
+    """Publish ``x`` under ``name``; prose shows it formatted with ``fmt`` (Chinese prose shows ``zh`` if given).
+    Returns ``x``.
 
     Publishing a name again replaces it, so a notebook cell can be run twice.
     """
     _check_name(name)
     text = fmt.format(x)
-    VALUES[name] = {"value": _plain(x), "text": text}
+    VALUES[name] = {"value": _plain(x), "text": text, **({"zh": zh} if zh is not None else {})}
     print(f"{name} = {text}")
     return x
 
@@ -40,18 +47,30 @@ def _cell(x, fmt):
     return fmt.format(x) if isinstance(x, float) or hasattr(x, "dtype") else str(x)
 
 
-def table(name, header, rows, fmt="{:.4g}"):
-    """Publish a table: ``header`` is a list of column titles, ``rows`` a list of lists.
-
-    Numbers are formatted with ``fmt``; anything else is shown with ``str``.
-    """
-    _check_name(name)
+def _cells(name, header, rows, fmt):
     header = [str(h) for h in header]
     cells = [[_cell(x, fmt) for x in row] for row in rows]
     for row in cells:
         if len(row) != len(header):
             raise ValueError(f"table {name!r}: row {row} has {len(row)} cells, the header has {len(header)}")
-    TABLES[name] = {"header": header, "rows": cells}
+    return {"header": header, "rows": cells}
+
+
+def table(name, header, rows, fmt="{:.4g}", zh=None):
+    """Publish a table: ``header`` is a list of column titles, ``rows`` a list of lists.
+
+    Numbers are formatted with ``fmt``; anything else is shown with ``str``. ``zh``, if given, is the table's
+    Chinese as ``(header_zh, rows_zh)``, shaped like ``(header, rows)``.
+    """
+    _check_name(name)
+    TABLES[name] = _cells(name, header, rows, fmt)
+    header, cells = TABLES[name]["header"], TABLES[name]["rows"]
+    TABLES_ZH.pop(name, None)
+    if zh is not None:
+        chinese = _cells(name, *zh, fmt)
+        if len(chinese["rows"]) != len(cells) or len(chinese["header"]) != len(header):
+            raise ValueError(f"table {name!r}: its Chinese is not shaped like it ({len(header)} columns, {len(cells)} rows)")
+        TABLES_ZH[name] = chinese
     widths = [max(len(r[i]) for r in [header, *cells]) for i in range(len(header))]
     for row in [header, ["-" * w for w in widths], *cells]:
         print("  ".join(c.rjust(w) for c, w in zip(row, widths)))

@@ -2,8 +2,8 @@
 
 Chinese is written without spaces, so a tokenizer first cuts the text into words; the sentence is given here
 already cut, as the seed tutorial writes it. Everything else is the running example's machinery: the same
-seeded embedding table, the same projection weights, the same core function. One run draws the heatmap twice,
-with English axis labels for the English page and Chinese ones for the Chinese page, from the same weights.
+seeded embedding table, the same projection weights, the same core function. The site's build draws the heatmap's
+Chinese twin (weights.zh.svg, its labels from lib.zh) from the same figure.
 """
 
 import sys
@@ -45,9 +45,7 @@ value(
     + "；".join(f"{query} 对 {key}（{w:.2f}）" for query, key, w in pairs) + "。",
 )
 
-for language, name in (("en", "weights"), ("zh", "weights-zh")):
-    fig, ax = plt.subplots(num=name, figsize=(4.6, 3.8))
-    title = "Attention weights, one head, d_k = 8" if language == "en" else "注意力权重：单头，d_k = 8"
-    image = weights_heatmap(ax, weights, tokens, tokens, title=title, language=language)
-    fig.colorbar(image, ax=ax, shrink=0.8)
+fig, ax = plt.subplots(num="weights", figsize=(4.6, 3.8))
+image = weights_heatmap(ax, weights, tokens, tokens, title="Attention weights, one head, d_k = 8")
+fig.colorbar(image, ax=ax, shrink=0.8)
 plt.show()

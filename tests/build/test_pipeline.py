@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -34,9 +35,10 @@ print("weights", np.round(weights, 3))
 value("top", weights.max(), "{:.3f}")
 # --8<-- [end:top]
 # --8<-- [end:weights]
-table("small", ["name", "x"], [["a", 1.5], ["b", 2.25]])
+table("small", ["name", "x"], [["a", 1.5], ["b", 2.25]], zh=(["名称", "x"], [["a", 1.5], ["b", 2.25]]))
 fig, ax = plt.subplots(num="bars")
 ax.bar(range(3), weights)
+ax.set_xlabel("key (attended to)")  # an entry of lib.zh: the Chinese twin is drawn with Noto Sans SC
 plt.show()
 '''
 
@@ -51,7 +53,7 @@ def project(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "chapter.md").write_text("# A chapter\n")
     (tmp_path / "snippets" / "chapter").mkdir()
-    for module in ("__init__.py", "attention.py", "publish.py"):
+    for module in ("__init__.py", "attention.py", "publish.py", "plotting.py", "zh.py"):
         (tmp_path / "snippets" / "lib" / module).write_text((REPO / "snippets" / "lib" / module).read_text())
     (tmp_path / "snippets" / "chapter" / "alpha.py").write_text(ALPHA)
     (tmp_path / "snippets" / "chapter" / "beta.py").write_text(BETA)
@@ -72,11 +74,12 @@ def test_cold_build_writes_every_output_with_provenance(project, capsys):
     assert ran(capsys.readouterr().out) == ["chapter/alpha", "chapter/beta"]
     alpha = project.generated / "chapter" / "alpha"
     assert sorted(p.name for p in alpha.iterdir()) == [
-        "bars.svg", "manifest.json", "output-top.txt", "output-weights.txt", "run.json", "stdout.txt",
-        "table-small.json", "values.json",
+        "bars.svg", "bars.zh.svg", "manifest.json", "output-top.txt", "output-weights.txt", "run.json", "stdout.txt",
+        "table-small.json", "table-small.zh.json", "values.json",
     ]
     assert "beta says 42" in (project.generated / "chapter" / "beta" / "stdout.txt").read_text()
     assert json.loads((alpha / "table-small.json").read_text()) == {"header": ["name", "x"], "rows": [["a", "1.5"], ["b", "2.25"]]}
+    assert json.loads((alpha / "table-small.zh.json").read_text()) == {"header": ["名称", "x"], "rows": [["a", "1.5"], ["b", "2.25"]]}
     assert json.loads((alpha / "run.json").read_text())["figures"] == ["bars"]
     manifest = (alpha / "manifest.json").read_text()
     for needed in ('"snippet": "snippets/chapter/alpha.py"', '"numpy"', '"matplotlib"', "snippets/lib/attention.py", '"key"'):
@@ -269,12 +272,76 @@ def test_the_build_reports_process_start_versus_snippet_time(project, capsys):
     assert "s starting processes" in line and "s running snippet code" in line
 
 
-@pytest.mark.claim("Two full rebuilds produce byte-identical outputs")
+@pytest.mark.claim("Two full rebuilds produce byte-identical outputs, the Chinese figures and tables included")
 def test_two_full_rebuilds_are_byte_identical(project):
     build(project)
     first = snapshot(project)
+    assert {"docs/generated/chapter/alpha/bars.zh.svg", "docs/generated/chapter/alpha/table-small.zh.json"} <= set(first)
     build(project, force=True)
     assert snapshot(project) == first
+
+
+UNTRANSLATED = '''"""Untranslated: a figure and a table with English that lib.zh has no Chinese for."""
+import sys
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
+from lib.publish import table
+
+table("sizes", ["width of nothing", "d_k"], [["every word here", 8], ["cat", 4]])
+fig, ax = plt.subplots(num="lonely")
+ax.set_title("A title nobody translated, 3 times")
+ax.set_xticks([0, 1], ["key (attended to)", "some tick"])
+plt.show()
+'''
+
+
+@pytest.mark.claim("Text with no Chinese fails the build naming the snippet, each figure or table and each English text")
+def test_a_missing_translation_fails_naming_snippet_figure_table_and_text(project, capsys):
+    (project.snippets / "chapter" / "untranslated.py").write_text(UNTRANSLATED)
+    assert build(project, ["chapter/untranslated"]) == 1
+    err = capsys.readouterr().err
+    assert "snippet chapter/untranslated failed" in err
+    assert "figure 'lonely': 'some tick', 'A title nobody translated, 3 times'" in err
+    assert "table 'sizes': 'width of nothing', 'every word here'" in err
+    assert "'key (attended to)'" not in err and "'cat'" not in err  # translated, and a token of the running example
+    assert not (project.generated / "chapter" / "untranslated").exists(), "no outputs with English in place of Chinese"
+
+
+UNSEEDED = '''"""Unseeded: a draw no second run repeats, shown in a figure and a table."""
+import sys
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
+from lib.publish import table
+
+draw = np.random.default_rng().random()
+table("draw", ["d_k", "x"], [[8, draw]], fmt="{:.12f}")
+fig, ax = plt.subplots(num="draw")
+ax.set_title(f"{draw:.12f}")
+ax.set_ylabel("query (attending)")
+plt.show()
+'''
+
+
+def svg_texts(path):
+    """The texts matplotlib wrote into an SVG (each as a comment before its glyphs)."""
+    return re.findall(r"<!-- (.*?) -->", path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.claim("The Chinese twin of a figure and a table comes from the same run as the English one")
+def test_chinese_twins_come_from_the_same_run(project):
+    (project.snippets / "chapter" / "unseeded.py").write_text(UNSEEDED)
+    assert build(project, ["chapter/unseeded"]) == 0
+    out = project.generated / "chapter" / "unseeded"
+    draw = json.loads((out / "table-draw.json").read_text())["rows"][0][1]
+    assert json.loads((out / "table-draw.zh.json").read_text())["rows"][0][1] == draw
+    assert draw in svg_texts(out / "draw.svg") and draw in svg_texts(out / "draw.zh.svg")
+    assert "查询（发出关注）" in svg_texts(out / "draw.zh.svg") and "query (attending)" in svg_texts(out / "draw.svg")
+    assert "NotoSansSC-Regular" in (out / "draw.zh.svg").read_text() and "NotoSansSC" not in (out / "draw.svg").read_text()
 
 
 def test_full_check_reruns_and_compares_bytes(project, capsys):

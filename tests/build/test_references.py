@@ -3,7 +3,8 @@ the reference syntax."""
 
 import ast
 
-from scripts.pipeline.references import read_page, sections, substitute_tables, substitute_values, without_references
+from scripts.pipeline.references import (read_page, sections, substitute_figures, substitute_tables, substitute_values,
+                                         without_references)
 from support import REPO
 
 PAGE = '''# A chapter
@@ -53,6 +54,9 @@ def test_substitutions_replace_exactly_the_references():
     assert "TABLE softmax/definition properties" in tabled and "table-properties.md" not in tabled
     kept = substitute_tables(PAGE, lambda snippet, name: None)
     assert kept == PAGE
+    shown = substitute_figures(PAGE, lambda figure: f"{figure.name}.zh.svg")
+    assert "![Weights of the causal mask](generated/masks/kinds/weights.zh.svg)" in shown
+    assert shown.replace("weights.zh.svg", "weights.svg") == PAGE
     assert "--8<--" not in without_references(PAGE) and "{{" not in without_references(PAGE)
 
 

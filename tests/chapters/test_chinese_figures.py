@@ -1,5 +1,6 @@
 """Chinese in figures: the Chinese sentence's heatmap draws every character with the CJK font's own glyph (no
-boxes), in both language versions of the figure, and both come from one run with the same weights."""
+boxes), in both language versions of the figure (weights.svg and its Chinese twin weights.zh.svg), and both come
+from one run with the same weights."""
 
 import re
 
@@ -25,14 +26,14 @@ def glyph_ids(svg):
 
 
 @pytest.mark.claim("The Chinese heatmap draws every Chinese character with the CJK font's glyph, none as a missing-glyph box")
-@pytest.mark.parametrize("figure", ["weights.svg", "weights-zh.svg"])
+@pytest.mark.parametrize("figure", ["weights.svg", "weights.zh.svg"])
 def test_every_chinese_character_is_drawn_with_its_own_glyph(figure):
     font = TTFont(str(font_path()), lazy=True)
     cmap = font.getBestCmap()
     svg = (FIGURES / figure).read_text(encoding="utf-8")
     drawn = glyph_ids(svg)
     characters = set("".join(run_snippet("scaled_dot_product/chinese")["tokens"]))
-    if figure == "weights-zh.svg":
+    if figure == "weights.zh.svg":
         characters |= set("注意力权重单头键被关注查询发出") - set("，（）")
     for character in sorted(characters):
         index = font.getGlyphID(cmap[ord(character)])
@@ -44,7 +45,7 @@ def test_every_chinese_character_is_drawn_with_its_own_glyph(figure):
 def test_both_language_versions_show_the_same_weights():
     weights = run_snippet("scaled_dot_product/chinese")["weights"]
     cells = [f"{w:.2f}" for w in weights.ravel()]
-    for figure in ("weights.svg", "weights-zh.svg"):
+    for figure in ("weights.svg", "weights.zh.svg"):
         svg = (FIGURES / figure).read_text(encoding="utf-8")
         assert svg.count("<!-- ") >= len(cells)  # matplotlib writes each text as a commented path group
         for cell in set(cells):
