@@ -320,6 +320,11 @@ def snippet_freshness(project):
         return fresh
 
 
+def _value_text(entry, language):
+    """A published value as the page in ``language`` quotes it: a text value's Chinese, where the snippet gave one."""
+    return entry.get("zh", entry["text"]) if language == "zh" else entry["text"]
+
+
 def values_table(project, language="en"):
     """The quoted-values section of the ledger in ``language``: one block per chapter, one line per snippet it
     quotes from."""
@@ -341,7 +346,8 @@ def values_table(project, language="en"):
             else:
                 status = words["fresh"] if fresh[snippet] else words["stale"]
             bad += status.startswith("❌")
-            shown = " · ".join(f"`{name}` = {_escape(published[name]['text'])}" for name in names if name in published)
+            shown = " · ".join(f"`{name}` = {_escape(_value_text(published[name], language))}"
+                               for name in names if name in published)
             item = words["snippet_item"].format(snippet=snippet, status=status)
             items.append(item + (words["shown"].format(shown=shown) if shown else ""))
         problems += bad
