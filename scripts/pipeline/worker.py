@@ -92,8 +92,9 @@ def _figure_name(figure, number):
     return label
 
 
-# Chapters whose generated text is translated by another part of issue 22 (the claims inventory): their tables and
-# figures take the Chinese lib.zh has and keep the rest in English until then. Delete an entry once it translates.
+# Chapters whose generated text another part of issue 22 translates (the claims inventory): until then their
+# Chinese tables are copies of the English ones, and their figures take what lib.zh has (the axis words) and keep
+# the rest in English. Delete an entry once its chapter translates.
 ENGLISH_FOR_NOW = {"claims"}
 
 
@@ -108,8 +109,14 @@ def chinese_modules():
         return importlib.import_module("lib.zh"), importlib.import_module("lib.plotting")
 
 
-def translator(snippet, zh):
-    """translate_all for the snippet's chapter: strict, or keeping English where a chapter is ENGLISH_FOR_NOW."""
+def table_translator(snippet, zh):
+    """translate_all for the snippet's tables: strict, or keeping them English in a chapter ENGLISH_FOR_NOW."""
+    return zh.translate_all if snippet.parent.name not in ENGLISH_FOR_NOW else list
+
+
+def figure_translator(snippet, zh):
+    """translate_all for the snippet's figures: strict, or keeping English where lib.zh has no entry in a chapter
+    ENGLISH_FOR_NOW."""
     if snippet.parent.name not in ENGLISH_FOR_NOW:
         return zh.translate_all
 
@@ -139,10 +146,10 @@ class ChineseTicks(Formatter):
         self.inner.set_locs(locs)
 
     def format_ticks(self, values):
-        return self.translate_all(self.inner.format_ticks(values))
+        return self.translate_all([str(label) for label in self.inner.format_ticks(values)])
 
     def __call__(self, x, pos=None):
-        return self.translate_all([self.inner(x, pos)])[0]
+        return self.translate_all([str(self.inner(x, pos))])[0]
 
     def get_offset(self):
         return self.translate_all([self.inner.get_offset()])[0]
@@ -154,6 +161,15 @@ class ChineseTicks(Formatter):
         return self.inner.format_data_short(value)
 
 
+CJK = re.compile(r"[\u2e80-\u9fff\uff00-\uffef]")  # CJK characters and full-width punctuation
+
+
+def fonts_for(text, families):
+    """``families`` (DejaVu Sans, then the Chinese font) for a text. A text with $math$ is drawn by mathtext, which
+    draws its plain parts with the first family only, so Chinese beside math needs the Chinese font first."""
+    return families[::-1] if "$" in text and CJK.search(text) else families
+
+
 def translate_figure(figure, translate_all, families):
     """Every text of ``figure`` (titles, axis and tick labels, legends, annotations, colour bars) in Chinese,
     drawn with ``families``. Raises MissingTranslation listing each text it cannot translate."""
@@ -162,7 +178,7 @@ def translate_figure(figure, translate_all, families):
     for text, translated in zip(texts, chinese):
         text.set_text(translated)
     for text in figure.findobj(Text):
-        text.set_fontfamily(families)
+        text.set_fontfamily(fonts_for(text.get_text(), families))
     for axes in figure.axes:
         for axis in (axes.xaxis, axes.yaxis):
             axis.set_major_formatter(ChineseTicks(axis.get_major_formatter(), translate_all))
@@ -178,7 +194,7 @@ def save_figures(out, snippet):
     the figures were created and the figures with text that has no Chinese."""
     plt.rcParams["svg.hashsalt"] = "self-attention-site"  # fixed ids: byte-identical SVG
     zh, plotting = chinese_modules()
-    translate_all = translator(snippet, zh)
+    translate_all = figure_translator(snippet, zh)
     names, missing = [], []
     for number in plt.get_fignums():
         figure = plt.figure(number)
@@ -218,7 +234,7 @@ def save_published(out, snippet):
         write_json(out / table_file(name), table)
         zh = chinese_modules()[0]
         try:
-            chinese = publish.TABLES_ZH.get(name) or chinese_table(table, translator(snippet, zh))
+            chinese = publish.TABLES_ZH.get(name) or chinese_table(table, table_translator(snippet, zh))
         except zh.MissingTranslation as error:
             missing.append(f"table {name!r}: {', '.join(repr(t) for t in error.texts)}")
             continue

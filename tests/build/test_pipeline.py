@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from scripts import chapter_markdown
 from scripts.pipeline import keys, runner
 from scripts.pipeline.build import build
 from scripts.pipeline.check import check
@@ -159,6 +160,24 @@ def test_check_names_the_stale_snippet_and_the_fix(project, capsys):
     assert check(project) == 1  # two stale snippets: both named
     err = capsys.readouterr().err
     assert "stale: chapter/alpha (snippets/chapter/alpha.py)" in err and "stale: chapter/beta (snippets/chapter/beta.py)" in err
+
+
+@pytest.mark.claim("The manifest covers the Chinese twins: check catches a hand-edited Chinese figure or table, and a "
+                   "translation edit makes every snippet stale")
+def test_check_covers_the_chinese_twins(project, capsys):
+    build(project)
+    alpha = project.generated / "chapter" / "alpha"
+    assert {"bars.zh.svg", "table-small.zh.json"} <= set(json.loads((alpha / "manifest.json").read_text())["files"])
+    (alpha / "bars.zh.svg").write_text((alpha / "bars.zh.svg").read_text().replace("键", "建"))
+    capsys.readouterr()
+    assert check(project) == 1
+    assert "chapter/alpha" in capsys.readouterr().err
+    build(project, force=True)
+    zh = project.snippets / "lib" / "zh.py"
+    zh.write_text(zh.read_text() + "\n# a new entry changes every snippet's key\n")
+    assert check(project) == 1
+    err = capsys.readouterr().err
+    assert "stale: chapter/alpha" in err and "stale: chapter/beta" in err  # beta draws nothing, but is keyed on lib.zh
 
 
 def test_check_catches_hand_edited_and_orphaned_outputs(project, capsys):
@@ -316,8 +335,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
-from lib.publish import table
+from lib.publish import table, value
 
+value("what", "one draw", zh="一次抽样")
 draw = np.random.default_rng().random()
 table("draw", ["d_k", "x"], [[8, draw]], fmt="{:.12f}")
 fig, ax = plt.subplots(num="draw")
@@ -342,6 +362,41 @@ def test_chinese_twins_come_from_the_same_run(project):
     assert draw in svg_texts(out / "draw.svg") and draw in svg_texts(out / "draw.zh.svg")
     assert "查询（发出关注）" in svg_texts(out / "draw.zh.svg") and "query (attending)" in svg_texts(out / "draw.svg")
     assert "NotoSansSC-Regular" in (out / "draw.zh.svg").read_text() and "NotoSansSC" not in (out / "draw.svg").read_text()
+
+
+def test_lib_zh_leaves_the_examples_tokens_numbers_math_and_identifiers_alone():
+    from lib import running_example, tiny_model, zh
+
+    tokens = {*running_example.tokenize(running_example.SENTENCE), *tiny_model.REFERENCE_VOCAB, "Dogs", "ran", "chase"}
+    assert [t for t in tokens if zh.translate(t) != t] == []
+    for text in ("0.665", "−1.5e-05", "$\\sqrt{d_k}$", "`np.tril`", "d_k = 8", "W_q, W_k", "softmax(x)", "The cat sat."):
+        assert zh.translate(text) == text
+    assert zh.translate("head 3") == "头 3" and zh.translate("[Masks](masks.md)") == "[掩码](masks.md)"
+    assert zh.translate("key 1\nscore 860") == "键 1\n分数 860"
+    with pytest.raises(zh.MissingTranslation, match="'an untranslated label'"):
+        zh.translate("an untranslated label")
+
+
+@pytest.mark.claim("A Chinese page shows the Chinese twins of its tables and figures and the Chinese of text values; "
+                   "a missing twin is a warning naming it")
+def test_a_chinese_page_shows_the_chinese_twins(project, caplog):
+    (project.snippets / "chapter" / "unseeded.py").write_text(UNSEEDED)
+    assert build(project) == 0
+    page = ('--8<-- "docs/generated/chapter/alpha/table-small.md"\n\n![bars](generated/chapter/alpha/bars.svg)\n\n'
+            "{{ chapter.unseeded.what }}\n")
+    chinese = chapter_markdown.expand_tables(page, project, "page.md", "zh")
+    chinese = chapter_markdown.chinese_figures(chapter_markdown.inline_values(chinese, project, "page.md", "zh"),
+                                               project, "page.md")
+    assert "| 名称 | x |" in chinese and "](generated/chapter/alpha/bars.zh.svg)" in chinese and "一次抽样" in chinese
+    english = chapter_markdown.inline_values(chapter_markdown.expand_tables(page, project, "page.md"), project, "page.md")
+    assert "| name | x |" in english and "](generated/chapter/alpha/bars.svg)" in english and "one draw" in english
+    assert not caplog.records
+    (project.generated / "chapter" / "alpha" / "bars.zh.svg").unlink()
+    (project.generated / "chapter" / "alpha" / "table-small.zh.json").unlink()
+    chapter_markdown.chinese_figures(chapter_markdown.expand_tables(page, project, "page.md", "zh"), project, "page.md")
+    warnings = " ".join(record.getMessage() for record in caplog.records)
+    assert "page.md: snippets/chapter/alpha.py publishes no table 'small'" in warnings and "table-small.zh.json" in warnings
+    assert "page.md: snippets/chapter/alpha.py drew no Chinese figure bars.zh.svg" in warnings
 
 
 def test_full_check_reruns_and_compares_bytes(project, capsys):

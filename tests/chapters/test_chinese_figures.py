@@ -1,7 +1,8 @@
-"""Chinese in figures: the Chinese sentence's heatmap draws every character with the CJK font's own glyph (no
-boxes), in both language versions of the figure (weights.svg and its Chinese twin weights.zh.svg), and both come
-from one run with the same weights."""
+"""Chinese in figures: every Chinese figure (each <label>.zh.svg the build draws) draws every Chinese character
+with the CJK font's own glyph (no boxes); the Chinese sentence's heatmap does so in both language versions
+(weights.svg and its Chinese twin weights.zh.svg), and both come from one run with the same weights."""
 
+import html
 import re
 
 import pytest
@@ -40,6 +41,35 @@ def test_every_chinese_character_is_drawn_with_its_own_glyph(figure):
         assert ("NotoSansSC-Regular", index) in drawn, f"{figure}: {character} is not drawn with Noto Sans SC"
     boxes = [glyph for glyph in drawn if glyph[1] == 0 or glyph[0].startswith("LastResort")]
     assert not boxes, f"{figure}: a missing-glyph box is drawn: {boxes}"
+
+
+CHINESE_FIGURES = sorted(GENERATED.glob("*/*/*.zh.svg"))
+CJK = re.compile(r"[\u2e80-\u9fff\uff00-\uffef]")  # CJK characters and full-width punctuation
+
+
+def drawn_texts(svg):
+    """The texts matplotlib drew (it writes each as a comment before its glyphs)."""
+    return [html.unescape(t) for t in re.findall(r"<!-- (.*?) -->", svg)]
+
+
+def test_the_build_draws_chinese_figures():
+    assert len(CHINESE_FIGURES) >= len(list(GENERATED.glob("scaled_dot_product/*/*.zh.svg"))) > 0
+    assert len(CHINESE_FIGURES) == len([p for p in GENERATED.glob("*/*/*.svg") if not p.name.endswith(".zh.svg")])
+
+
+@pytest.mark.claim("Every Chinese figure draws each of its Chinese characters with Noto Sans SC's own glyph")
+@pytest.mark.parametrize("figure", CHINESE_FIGURES, ids=lambda p: str(p.relative_to(GENERATED)))
+def test_every_chinese_figure_draws_its_characters_with_noto_sans_sc(figure):
+    font = TTFont(str(font_path()), lazy=True)
+    cmap = font.getBestCmap()
+    svg = figure.read_text(encoding="utf-8")
+    drawn = glyph_ids(svg)
+    characters = {c for text in drawn_texts(svg) for c in CJK.findall(text)}
+    for character in sorted(characters):
+        index = font.getGlyphID(cmap[ord(character)])
+        assert ("NotoSansSC-Regular", index) in drawn, f"{figure.name}: {character} is not drawn with Noto Sans SC"
+    boxes = [glyph for glyph in drawn if glyph[1] == 0 or glyph[0].startswith("LastResort")]
+    assert not boxes, f"{figure.name}: a missing-glyph box is drawn: {boxes}"
 
 
 def test_both_language_versions_show_the_same_weights():
