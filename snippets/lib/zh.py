@@ -646,14 +646,13 @@ def translate_all(texts):
 
 
 # ------------------------------------------------------------------ claims (zh-claims): the verdicts figure
-# The claims tables carry their own Chinese (lib.claims_inventory); only the bar chart's words are here.
+# The claims tables carry their own Chinese (lib.claims_inventory); these are the bar chart's words that the
+# table above does not have.
 CHINESE.update({
     "Why attention, and the paper": "为什么需要注意力，以及原论文",
-    "Queries, keys and values": "查询、键和值",
     "Scaling and softmax": "缩放与 softmax",
     "Positions and order": "位置与顺序",
     "Shapes and heads": "形状与头",
-    "Masks": "掩码",
     "The seeds' code and its output": "种子教程的代码及其输出",
     "Debugging advice": "调试建议",
     "Cost and the big picture": "代价与全局",
@@ -661,5 +660,4 @@ CHINESE.update({
     "holds only when ...": "仅当……时成立",
     "does not hold": "不成立",
     "cannot be checked here": "此处无法核查",
-    "number of claims": "论断个数",
 })
