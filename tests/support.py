@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import yaml
 
+from lib import zh
 from lib.claims_inventory import claims
 from scripts.pipeline import published as _published
 from scripts.pipeline.project import REPO, Project
@@ -198,22 +199,19 @@ TABLE_3 = {"base (8 heads, sinusoidal positions)": "25.8", "(A) 1 head": "24.9",
 
 
 # ------------------------------------------------------------------ English left in Chinese generated text
-# What Chinese claims, ledger and benchmark text may still spell in Latin letters, besides code spans, math, value
-# references, link targets, identifiers (a word with a digit, "_", "." or "/", or a single letter) and quoted
-# English passages or titles (“...”, 《...》): citations, model and tool names, and the terms the glossary keeps.
+# What Chinese claims, ledger and benchmark text may spell in Latin letters beyond what lib.zh.english_words lets
+# through (code, math, identifiers, kept library and model names, the examples' tokens): value references, link
+# targets, file and module paths, quoted English passages and titles (“...”, 《...》), and these names.
 LATIN_ALLOWED = frozenset({
     "Vaswani", "Khandelwal", "Haviv", "Chen", "ACL", "NIPS", "arXiv",  # citations
-    "Transformer", "GNMT", "RL", "Ensemble", "big", "base", "BERT", "GPT", "ChatGPT", "Claude", "LSTM", "RNN",
-    "CNN",  # models
-    "NumPy", "Python", "BLAS", "CPU", "UTC", "git", "KV", "Google",  # tools and names
-    "softmax", "Softmax", "BLEU", "FLOPs", "NaN", "inf", "PE", "dropout", "tanh", "exp", "sin", "cos", "max",
-    "pos", "QK",  # terms and math the Chinese pages keep
+    "GNMT", "RL", "Ensemble", "big", "base", "LSTM", "ChatGPT", "Claude", "Google",  # models (and their maker)
+    "Python", "BLAS", "CPU", "UTC", "git",  # tools
+    "KV", "Softmax", "BLEU", "FLOPs", "dropout", "max", "pos", "QK",  # terms and math the pages keep
 })
-_NOT_CHECKED = re.compile(r"`[^`]*`|\$[^$]*\$|\{\{[^}]*\}\}|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”")
-_LATIN_WORD = re.compile(r"[A-Za-z0-9_./-]*[A-Za-z][A-Za-z0-9_./-]*")
+_NOT_CHECKED = re.compile(r"\{\{[^}]*\}\}|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
+                          r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*")
 
 
 def english_words(text):
-    """The English words in Chinese ``text`` that are none of what LATIN_ALLOWED's comment lists, in order."""
-    words = (word.strip("./-") for word in _LATIN_WORD.findall(_NOT_CHECKED.sub(" ", text)))
-    return [w for w in words if not (len(w) == 1 or re.search(r"[0-9_./]", w) or w in LATIN_ALLOWED)]
+    """The English words in Chinese ``text`` that lib.zh.english_words finds and LATIN_ALLOWED does not allow."""
+    return [word for word in zh.english_words(_NOT_CHECKED.sub(" ", text)) if word not in LATIN_ALLOWED]

@@ -971,7 +971,7 @@ CLAIMS = [
      "{{ claims.cost.step_madds_cache }} and {{ claims.cost.step_madds_nocache }}.", "kv-cache.md",
      "每生成一个词元，仍需与所有历史词元重新计算注意力：O(N)。",
      "N = {{ claims.cost.n_ctx }}、d = 64 时生成一个新词元的乘加次数，按 KV 缓存一章计算一步的方式（四个投影 "
-     "4d²，加上注意力 2Nd）：有缓存时为 {{ claims.cost.step_madds_layer_cache }}，每一行都重新计算时为 "
+     "4d²，加上注意力 2·N·d）：有缓存时为 {{ claims.cost.step_madds_layer_cache }}，每一行都重新计算时为 "
      "{{ claims.cost.step_madds_layer_nocache }}。只算分数和加权求和，则分别为 "
      "{{ claims.cost.step_madds_cache }} 和 {{ claims.cost.step_madds_nocache }}。"),
     ("C003-45", "003 S8", "cost", "Self-attention completely removes the RNN's serial bottleneck.", FAILS,
