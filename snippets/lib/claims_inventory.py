@@ -147,7 +147,7 @@ CLAIMS = [
      "Untrained tanh RNN: the gradient of the last state has norm {{ why_attention.rnn_gradient.rnn_d1 }} at distance 1, "
      "{{ why_attention.rnn_gradient.rnn_d20 }} at 20, {{ why_attention.rnn_gradient.rnn_d49 }} at 49. Trained LSTM language models use "
      "about 200 tokens (Khandelwal et al. 2018), so \"only the most recent\" is too strong.", "why-attention.md",
-     "RNN 只能记住最近的信息。",
+     "RNN“只能记住最近的信息”。",
      "未训练的 tanh RNN：最后一个状态的梯度范数在距离 1 处为 {{ why_attention.rnn_gradient.rnn_d1 }}，距离 "
      "20 处为 {{ why_attention.rnn_gradient.rnn_d20 }}，距离 49 处为 "
      "{{ why_attention.rnn_gradient.rnn_d49 }}。训练好的 LSTM 语言模型使用大约 200 个词元（Khandelwal 等人 "
@@ -244,7 +244,7 @@ CLAIMS = [
      only_when("\"symmetry\" means the scores", "“对称性”指的是分数"),
      "With W_q = W_k the scores are symmetric (asymmetry {{ queries_keys_values.tied.tied_asymmetry }}) but the weights are not "
      "({{ queries_keys_values.tied.tied_weights_asymmetry }}): the row softmax breaks it anyway.", "queries-keys-values.md",
-     "分开的 Q 和 K 打破了“i 关注 j ⇔ j 关注 i”的对称性。",
+     "分开的 Q 和 K（Q≠K）打破了 i 关注 j ⇔ j 关注 i 的对称性。",
      "W_q = W_k 时分数是对称的（不对称度 {{ queries_keys_values.tied.tied_asymmetry }}），"
      "权重却不对称（{{ queries_keys_values.tied.tied_weights_asymmetry }}）：按行的 softmax "
      "无论如何都会打破对称。"),
@@ -310,7 +310,7 @@ CLAIMS = [
      "{{ claims.scaling.var_scaled_512 }}。Vaswani 等人 2017，脚注 4。"),
     ("C000-17", "000 §2.3", "scaling", "For d_k = 64 the dot products lie mostly in [−16, 16].", HOLDS,
      "{{ claims.scaling.share_within_16 }} of samples (±2 standard deviations).", "scaled-dot-product.md",
-     "d_k = 64 时，点积大多落在 [−16, 16] 区间内。",
+     "d_k = 64 时，点积的“值域集中在[-16, 16]区间”。",
      "样本中有 {{ claims.scaling.share_within_16 }} 落在其中（±2 个标准差）。"),
     ("C000-18", "000 §2.3", "scaling", "Softmax saturates once inputs reach about 10 (e^10 ≈ 22026, e^20 ≈ "
      "4.8×10^8).",
@@ -635,7 +635,7 @@ CLAIMS = [
      "from 1; the last "
      "axis: "
      "{{ claims.heads.axis_last_row_sum_error }}.", "softmax.md",
-     "softmax 在第 1 维，即序列维度上进行。",
+     "softmax“是在序列维度dim1上做”（即 `dim=1`）。",
      "对形状为 (h, L, L) 的分数，沿轴 1 做 softmax 后，各行之和与 1 最多相差 "
      "{{ claims.heads.axis1_row_sum_error }}；沿最后一个轴：{{ claims.heads.axis_last_row_sum_error }}。"),
     ("C000-38", "000 §3.2", "heads", "Without splitting heads a 64-d Q would meet a 128-d K.", FAILS,
@@ -824,7 +824,7 @@ CLAIMS = [
      "scaled_dot_product.seed_claims.s003_weight_max }}] (uniform 0.2); output std "
      "{{ scaled_dot_product.seed_claims.s003_output_std }} vs "
      "input {{ scaled_dot_product.seed_claims.s003_x_std }}.", "debugging.md#dead-head",
-     "把 W_q、W_k、W_v 初始化为 `randn`·0.01（“小随机数”）是好的起点。",
+     "把 W_q、W_k、W_v 初始化为 `randn`·0.01（“用小的随机数初始化”）是好的起点。",
      "种子教程 003 自己的运行结果：每个权重都落在 [{{ scaled_dot_product.seed_claims.s003_weight_min }}, "
      "{{ scaled_dot_product.seed_claims.s003_weight_max }}] 内（均匀的 0.2）；输出的标准差为 "
      "{{ scaled_dot_product.seed_claims.s003_output_std }}，而输入为 "
@@ -978,7 +978,7 @@ CLAIMS = [
      "Decoding stays one token at a time: \"the decoder then generates an output sequence … one element at a time\" "
      "(§3).",
      "kv-cache.md",
-     "自注意力彻底解决了 RNN 的串行瓶颈。",
+     "自注意力“彻底解决了 RNN 的串行瓶颈”。",
      "解码仍然一次一个词元：“解码器随后……一次一个元素地生成输出序列”（§3）。"),
     ("C000-82", "000 §6", "cost", "RNNs assume time order is causal; CNNs that nearby means related.", UNCHECKED, "A "
      "framing.", "",
