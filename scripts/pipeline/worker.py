@@ -26,10 +26,12 @@ import builtins
 import importlib
 import io
 import json
+import logging
 import re
 import sys
 import time
 import traceback
+import warnings
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -189,6 +191,33 @@ def save_svg(figure, path):
     figure.savefig(path, format="svg", metadata={"Date": None})  # no date: byte-identical SVG
 
 
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def save_chinese_svg(figure, path):
+    """Save a Chinese twin; a character drawn as a box (no font has its glyph) is an error naming it. matplotlib
+    warns about one in plain text and logs one in mathtext (``matplotlib._mathtext``)."""
+    mathtext, records = logging.getLogger("matplotlib._mathtext"), _Records()
+    mathtext.addHandler(records)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            save_svg(figure, path)
+    finally:
+        mathtext.removeHandler(records)
+    boxes = [str(w.message) for w in caught if "missing from font" in str(w.message)]
+    boxes += [message for message in records.messages if "dummy symbol" in message]
+    if boxes:
+        path.unlink()
+        raise MissingChinese(f"{path.name} draws characters as boxes: {'; '.join(dict.fromkeys(boxes))}")
+
+
 def save_figures(out, snippet):
     """Save every open figure as <label>.svg, then translated as <label>.zh.svg; return the names in the order
     the figures were created and the figures with text that has no Chinese."""
@@ -209,7 +238,7 @@ def save_figures(out, snippet):
             except zh.MissingTranslation as error:
                 missing.append(f"figure {names[-1]!r}: {', '.join(repr(t) for t in error.texts)}")
                 continue
-            save_svg(figure, out / figure_file(names[-1], "zh"))
+            save_chinese_svg(figure, out / figure_file(names[-1], "zh"))
     plt.close("all")
     return names, missing
 

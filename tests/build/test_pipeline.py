@@ -328,6 +328,30 @@ def test_a_missing_translation_fails_naming_snippet_figure_table_and_text(projec
     assert not (project.generated / "chapter" / "untranslated").exists(), "no outputs with English in place of Chinese"
 
 
+BOXED = '''"""Boxed: a label whose Chinese has a character no installed font draws."""
+import sys
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
+
+fig, ax = plt.subplots(num="boxed")
+ax.set_title("a rare word")
+plt.show()
+'''
+
+
+@pytest.mark.claim("A Chinese figure that would draw a character as a box fails the build naming the character")
+def test_a_chinese_figure_that_draws_a_box_fails_naming_the_character(project, capsys):
+    zh = project.snippets / "lib" / "zh.py"
+    zh.write_text(zh.read_text() + '\nCHINESE["a rare word"] = "\\U0002a6a5"  # CJK Extension B: not in Noto Sans SC\n')
+    (project.snippets / "chapter" / "boxed.py").write_text(BOXED)
+    assert build(project, ["chapter/boxed"]) == 1
+    err = capsys.readouterr().err
+    assert "boxed.zh.svg draws characters as boxes" in err and "CJK UNIFIED IDEOGRAPH-2A6A5" in err
+    assert not (project.generated / "chapter" / "boxed").exists()
+
+
 UNSEEDED = '''"""Unseeded: a draw no second run repeats, shown in a figure and a table."""
 import sys
 from pathlib import Path

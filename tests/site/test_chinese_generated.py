@@ -24,11 +24,11 @@ pytestmark = pytest.mark.site
 # this list once they are Chinese.
 OTHER_ENGINEERS_PAGES = {"claims", "ledger", "benchmarks"}
 
-# What may stay English in Chinese text: library, model and function names, units, and the boolean literals a
-# mask prints.
+# What may stay English in Chinese text: library, model and function names (NumPy's included), units, the
+# gradients' names as the code writes them, and the boolean literals a mask prints.
 ALLOWED = {"softmax", "NumPy", "Transformer", "GPT", "BERT", "RNN", "CNN", "tanh", "LayerNorm", "NaN", "nan", "inf",
            "exp", "log", "ln", "sin", "cos", "sqrt", "Var", "RMS", "KiB", "MiB", "nats", "logits", "dtype", "nbytes",
-           "randn", "PE", "PAD", "pad", "True", "False", "id", "ids"}
+           "randn", "reshape", "transpose", "dq", "dk", "dv", "PE", "PAD", "pad", "True", "False", "id", "ids"}
 # The tokens the examples feed their models (data, shown as the model sees them).
 TOKENS = {*SENTENCE.lower().rstrip(".").split(), *REFERENCE_VOCAB, "dog", "dogs", "ran", "chase"}
 MATH = re.compile(r"\$[^$]*\$")

@@ -233,9 +233,8 @@ def test_notebook_figures_carry_their_chapters_alt_text(built_site, edition):
     for notebook in PROJECT.notebooks.glob("*.ipynb"):
         chapter = alt_texts(edition + notebook.stem)
         for figure, alt in alt_texts(f"{edition}notebooks/{notebook.stem}").items():
-            # The notebook draws both languages' heatmap; the chapter shows one: the other takes its alt text.
-            twin = figure.with_name(figure.name.removesuffix("-zh.svg") + ".svg" if figure.name.endswith("-zh.svg")
-                                    else figure.name.removesuffix(".svg") + "-zh.svg")
+            # The notebook shows the English figure; a Chinese chapter shows its Chinese twin (<label>.zh.svg).
+            twin = figure.with_name(figure.name.removesuffix(".svg") + ".zh.svg")
             assert alt == chapter.get(figure, chapter.get(twin)), f"notebooks/{notebook.stem}: {figure.name}"
             checked += 1
     assert checked > 10
