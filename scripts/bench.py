@@ -2,12 +2,15 @@
 
     python -m scripts.bench                  # full run (under a minute), writes docs/measured/
     python -m scripts.bench --quick --out D  # tiny sizes, a few repeats (the test suite uses this)
+    python -m scripts.bench --render         # rewrite both Markdown files from bench.json, measuring nothing
     OPENBLAS_NUM_THREADS=2 python -m scripts.bench   # let BLAS use 2 threads (default here: 1)
 
 Timings depend on the machine, so they are NOT part of the byte-checked build:
 this script writes docs/measured/bench.json (raw medians, settings, machine,
-date) and docs/measured/bench.md (the tables the Benchmarks page includes),
-and the page says on which machine and on which date they were measured.
+date), docs/measured/bench.md (the tables the Benchmarks page includes) and
+docs/measured/bench.zh.md (the same tables and machine line in Chinese, for
+the Chinese page), and the pages say on which machine and on which date they
+were measured.
 Every time is the median of several repeats of time.perf_counter around a
 batch of calls, divided by the batch size. BLAS runs on one thread unless a
 *_NUM_THREADS variable says otherwise: on a shared machine, several BLAS
@@ -161,47 +164,80 @@ def machine():
     return info
 
 
-def blas_text(info):
+# The words of bench.md and bench.zh.md; the numbers in both come from the same bench.json.
+WORDS = {
+    "en": {
+        "unknown_blas": "unknown BLAS",
+        "threads": {None: "its default number of threads", "1": "1 thread", "n": "{n} threads"},
+        "machine": "Measured on **{date}** ({time} UTC) on **{cpu}**, {usable} usable of {logical} logical CPUs, "
+                   "{platform}; Python {python}, NumPy {numpy}, BLAS {blas} on {threads}. Load average (1 min) "
+                   "{load_start} at the start, {load_end} at the end. Each time is the median of {repeats} repeats.",
+        "tiling_header": ["L (d = {d})", "naive (ms)", "tiled, tile {t} (ms)", "tile {t} / naive"],
+        "mha_header": ["L (d_model = {d_model}, {n_heads} heads)", "multi_head_attention (ms)",
+                       "its six matrix products alone (ms)", "all / products"],
+    },
+    "zh": {
+        "unknown_blas": "未知",
+        "threads": {None: "使用默认线程数", "1": "1 个线程", "n": "{n} 个线程"},
+        "machine": "于 **{date}**（UTC {time}）在 **{cpu}** 上测得，{logical} 个逻辑 CPU 中可用 {usable} 个，{platform}；"
+                   "Python {python}，NumPy {numpy}，BLAS {blas}，{threads}。平均负载（1 分钟）开始时为 {load_start}，"
+                   "结束时为 {load_end}。每个时间都是 {repeats} 次重复的中位数。",
+        "tiling_header": ["L（d = {d}）", "朴素实现（毫秒）", "分块，块大小 {t}（毫秒）", "块大小 {t} / 朴素实现"],
+        "mha_header": ["L（d_model = {d_model}，{n_heads} 个头）", "multi_head_attention（毫秒）",
+                       "只算其中的六个矩阵乘积（毫秒）", "全部 / 乘积"],
+    },
+}
+MARKDOWN = {"en": "bench.md", "zh": "bench.zh.md"}
+
+
+def blas_text(info, language="en"):
     blas = info["blas"]
-    return " ".join(str(blas[key]) for key in ("name", "version") if key in blas) or "unknown BLAS"
+    return " ".join(str(blas[key]) for key in ("name", "version") if key in blas) or WORDS[language]["unknown_blas"]
 
 
-def threads_text(info):
+def threads_text(info, language="en"):
     value = info["thread_env"].get("OPENBLAS_NUM_THREADS") or info["thread_env"].get("OMP_NUM_THREADS")
-    if value is None:
-        return "its default number of threads"
-    return "1 thread" if value == "1" else f"{value} threads"
+    threads = WORDS[language]["threads"]
+    return threads[value] if value in (None, "1") else threads["n"].format(n=value)
 
 
-def markdown(result):
-    """bench.md: three sections the Benchmarks page includes one by one."""
+def machine_line(result, language="en"):
+    """Where, when and how the timings were measured, in ``language``."""
     info, when = result["machine"], result["date"]
+    return WORDS[language]["machine"].format(
+        date=when[:10], time=when[11:16], cpu=info["cpu"], usable=info["usable_cpus"], logical=info["logical_cpus"],
+        platform=info["platform"], python=info["python"], numpy=info["numpy"], blas=blas_text(info, language),
+        threads=threads_text(info, language), load_start=info["load_average_start"][0],
+        load_end=info["load_average_end"][0], repeats=result["settings"]["repeats"])
+
+
+def markdown(result, language="en"):
+    """bench.md (or, for "zh", bench.zh.md): three sections the Benchmarks page includes one by one."""
+    words = WORDS[language]
     tiles = result["settings"]["tiling"]["tiles"]
+    naive_column, tiled_column, ratio_column = words["tiling_header"][1:]
+    tiling_header = [words["tiling_header"][0].format(d=result["settings"]["tiling"]["d"]), naive_column,
+                     *(tiled_column.format(t=t) for t in tiles), *(ratio_column.format(t=t) for t in tiles)]
     lines = [
         "<!-- Written by `python -m scripts.bench` (make bench). Measured, not verified by the build. -->",
         "<!-- --8<-- [start:machine] -->",
-        f"Measured on **{when[:10]}** ({when[11:16]} UTC) on **{info['cpu']}**, {info['usable_cpus']} usable of "
-        f"{info['logical_cpus']} logical CPUs, {info['platform']}; Python {info['python']}, NumPy {info['numpy']}, "
-        f"BLAS {blas_text(info)} on {threads_text(info)}. Load average (1 min) {info['load_average_start'][0]} at the "
-        f"start, {info['load_average_end'][0]} at the end. Each time is the median of {result['settings']['repeats']} repeats.",
+        machine_line(result, language),
         "<!-- --8<-- [end:machine] -->",
         "",
         "<!-- --8<-- [start:tiling] -->",
-        f"| L (d = {result['settings']['tiling']['d']}) | naive (ms) | " + " | ".join(f"tiled, tile {t} (ms)" for t in tiles) + " | "
-        + " | ".join(f"tile {t} / naive" for t in tiles) + " |",
+        "| " + " | ".join(tiling_header) + " |",
         "|" + " ---: |" * (2 + 2 * len(tiles)),
     ]
     for row in result["tiling"]:
         times = " | ".join(f"{t['seconds'] * 1e3:.3g}" for t in row["tiled"])
         ratios = " | ".join(f"**{t['ratio_to_naive']:.2f}**" for t in row["tiled"])
         lines.append(f"| {row['L']} | {row['naive_s'] * 1e3:.3g} | {times} | {ratios} |")
-    mha = result["settings"]["mha"]
+    mha_header = [words["mha_header"][0].format(**result["settings"]["mha"]), *words["mha_header"][1:]]
     lines += [
         "<!-- --8<-- [end:tiling] -->",
         "",
         "<!-- --8<-- [start:mha] -->",
-        f"| L (d_model = {mha['d_model']}, {mha['n_heads']} heads) | multi_head_attention (ms) | "
-        "its six matrix products alone (ms) | all / products |",
+        "| " + " | ".join(mha_header) + " |",
         "| ---: | ---: | ---: | ---: |",
     ]
     for row in result["mha"]:
@@ -216,7 +252,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m scripts.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (seconds, for tests)")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "measured", help="output folder")
+    parser.add_argument("--render", action="store_true",
+                        help="rewrite the Markdown files from the folder's bench.json, measuring nothing")
     args = parser.parse_args(argv)
+    if args.render:
+        write_markdown(json.loads((args.out / "bench.json").read_text(encoding="utf-8")), args.out)
+        return 0
     settings = QUICK if args.quick else FULL
     start = time.perf_counter()
     repeats, min_batch = settings["repeats"], settings["min_batch_seconds"]
@@ -232,11 +273,17 @@ def main(argv=None):
     result["machine"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    text = markdown(result)
-    (args.out / "bench.md").write_text(text, encoding="utf-8")
-    print(text)
-    print(f"wrote {args.out / 'bench.json'} and {args.out / 'bench.md'} in {result['total_seconds']:.1f} s")
+    print(markdown(result))
+    write_markdown(result, args.out)
+    print(f"wrote {args.out / 'bench.json'} in {result['total_seconds']:.1f} s")
     return 0
+
+
+def write_markdown(result, out):
+    """bench.md and bench.zh.md in ``out``, from one result."""
+    for language, name in MARKDOWN.items():
+        (out / name).write_text(markdown(result, language), encoding="utf-8")
+        print(f"wrote {out / name}")
 
 
 if __name__ == "__main__":

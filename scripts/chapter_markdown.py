@@ -111,6 +111,6 @@ def chapter(markdown, project, src_path, depth, language, repo_blob):
         except FileNotFoundError as error:
             log.warning(f"{src_path}: {error}")
     if LEDGER_CLAIMS in markdown:
-        markdown = markdown.replace(LEDGER_CLAIMS, out_of_search(claims_table(project)))
-        markdown = markdown.replace(LEDGER_VALUES, out_of_search(values_table(project)))
+        markdown = markdown.replace(LEDGER_CLAIMS, out_of_search(claims_table(project, language=language)))
+        markdown = markdown.replace(LEDGER_VALUES, out_of_search(values_table(project, language=language)))
     return markdown

@@ -3,7 +3,8 @@
 A sentence is a candidate when it uses a quantifier or a trend word (all, every, none, never, always, only,
 exactly, stays, jumps, flat, same, ...), a comparison (more, less, larger, smaller, below, above, ... than), or a
 cause (because, so, therefore, which is why). Figure alt texts count as sentences. Values are shown as the page
-shows them, so the reviewer reads the numbers the sentence rests on. Each claims verdict is listed with its evidence.
+shows them, so the reviewer reads the numbers the sentence rests on. Each claims verdict is listed with its evidence,
+then the same row in Chinese.
 
     .venv/bin/python -m scripts.review_claims            # every English chapter, then every claims verdict
     .venv/bin/python -m scripts.review_claims backward   # one chapter (file stem)
@@ -87,12 +88,15 @@ def chapters():
     return [page for page in sorted(DOCS.glob("*.md")) if page.name not in SKIP]
 
 
-def verdicts():
-    """(id, verdict, claim, evidence as the claims page shows it) of every claim in the inventory."""
+def verdicts(language="en"):
+    """(id, verdict, claim, evidence as the claims page shows it) of every claim in the inventory, in ``language``
+    ("en", or "zh" for the Chinese row)."""
     sys.path.insert(0, str(REPO / "snippets"))
     from lib.claims_inventory import claims
 
-    return [(c["id"], c["verdict"], c["claim"], substitute_values(c["evidence"], _shown)) for c in claims()]
+    suffix = "_zh" if language == "zh" else ""
+    return [(c["id"], c[f"verdict{suffix}"], c[f"claim{suffix}"], substitute_values(c[f"evidence{suffix}"], _shown))
+            for c in claims()]
 
 
 def main(argv):
@@ -113,9 +117,10 @@ def main(argv):
     listed = verdicts() if not wanted else []
     print(f"{total} candidate sentences in {len(chapters()) if not wanted else len(wanted)} pages; "
           f"{len(listed)} claims verdicts")
-    if not counts:
-        for cid, verdict, claim, evidence in listed:
+    if not counts:  # each verdict, then its Chinese row, so that the review reads both
+        for (cid, verdict, claim, evidence), (_, verdict_zh, claim_zh, evidence_zh) in zip(listed, verdicts("zh")):
             print(f"{cid} [{verdict}] {claim} -- {evidence}")
+            print(f"{cid} 中文 [{verdict_zh}] {claim_zh} -- {evidence_zh}")
     return 0
 
 

@@ -10,12 +10,14 @@ import contextlib
 import functools
 import io
 import math
+import re
 import runpy
 
 import numpy as np
 import pytest
 import yaml
 
+from lib import zh
 from lib.claims_inventory import claims
 from scripts.pipeline import published as _published
 from scripts.pipeline.project import REPO, Project
@@ -194,3 +196,22 @@ TABLE_2 = {
 # Table 3: English-to-German dev set (newstest2013) BLEU.
 TABLE_3 = {"base (8 heads, sinusoidal positions)": "25.8", "(A) 1 head": "24.9",
            "(E) learned positional embedding instead of sinusoids": "25.7"}
+
+
+# ------------------------------------------------------------------ English left in Chinese generated text
+# What Chinese claims, ledger and benchmark text may spell in Latin letters beyond what lib.zh.english_words lets
+# through (code, math, identifiers, kept library and model names, the examples' tokens): value references, link
+# targets, file and module paths, quoted English passages and titles (“...”, 《...》), and these names.
+LATIN_ALLOWED = frozenset({
+    "Vaswani", "Khandelwal", "Haviv", "Chen", "ACL", "NIPS", "arXiv",  # citations
+    "GNMT", "RL", "Ensemble", "big", "base", "LSTM", "ChatGPT", "Claude", "Google",  # models (and their maker)
+    "Python", "BLAS", "CPU", "UTC", "git",  # tools
+    "KV", "Softmax", "BLEU", "FLOPs", "dropout", "max", "pos", "QK",  # terms and math the pages keep
+})
+_NOT_CHECKED = re.compile(r"\{\{[^}]*\}\}|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
+                          r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*")
+
+
+def english_words(text):
+    """The English words in Chinese ``text`` that lib.zh.english_words finds and LATIN_ALLOWED does not allow."""
+    return [word for word in zh.english_words(_NOT_CHECKED.sub(" ", text)) if word not in LATIN_ALLOWED]

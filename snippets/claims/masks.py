@@ -8,6 +8,7 @@ row whose keys are all masked (as padding can make one). Leakage, padding,
 gradients and masks applied after the softmax are measured in the chapters.
 """
 
+import re
 import sys
 from pathlib import Path
 
@@ -22,7 +23,8 @@ L = 6
 _, q, k, _ = seed000_heads(L, np.random.default_rng(42))  # head-wise (h, L, d_k)
 scores = q[0] @ k[0].T / np.sqrt(64)  # (L, L): head 0, scaled, as the seed computes them
 future = np.triu(np.ones((L, L)), k=1)  # the seed's mask: 1 where j > i
-value("triu_is_future", bool(np.array_equal(future == 1, np.arange(L)[None, :] > np.arange(L)[:, None])))
+triu_is_future = bool(np.array_equal(future == 1, np.arange(L)[None, :] > np.arange(L)[:, None]))
+value("triu_is_future", triu_is_future, zh="是" if triu_is_future else "否")
 
 # --8<-- [start:minus-1e9]
 def nan_or(weights, measure):
@@ -47,14 +49,24 @@ for dtype in (np.float64, np.float32, np.float16):
             nan_or(max_subtract_softmax(empty), lambda w: np.abs(w - max_subtract_softmax(s)).max()),
         ])
 # --8<-- [end:minus-1e9]
+
+
+def in_chinese(cell):
+    """A cell as the Chinese table shows it: "36 NaN" -> "36 个 NaN"."""
+    return re.sub(r"^(\d+) NaN$", r"\1 个 NaN", cell)
+
+
 table("seed000_minus_1e9",
       ["dtype", "1e9 stored as", "causal mask, exp / sum: largest masked weight",
        "causal mask, max subtracted: largest masked weight",
-       "all keys masked, exp / sum", "all keys masked, max subtracted: largest change from the unmasked row"], rows)
+       "all keys masked, exp / sum", "all keys masked, max subtracted: largest change from the unmasked row"], rows,
+      zh=(["数据类型", "1e9 存储为", "因果掩码，`exp / sum`：被掩码的最大权重", "因果掩码，减去最大值：被掩码的最大权重",
+           "所有键都被掩码，`exp / sum`", "所有键都被掩码，减去最大值：与未加掩码的行相比的最大变化"],
+          [[in_chinese(cell) for cell in row] for row in rows]))
 by_dtype = {row[0]: row for row in rows}
 for dtype, cells in by_dtype.items():
     for column, cell in zip(("naive_causal", "stable_causal", "naive_empty", "stable_empty"), cells[2:]):
-        value(f"{dtype}_{column}", cell)
+        value(f"{dtype}_{column}", cell, zh=in_chinese(cell))
 value("n_weights", L * L)
 
 # -inf everywhere in a row: the naive softmax divides 0 by 0.

@@ -38,7 +38,7 @@ value("weights_asymmetry", np.abs(weights - weights.T).max(), "{:.2f}")
 # Softmax keeps the order of the scores within a row.
 scores = (x @ w_q) @ (x @ w_k).T / np.sqrt(w_q.shape[1])  # (L, L)
 order_kept = all(np.array_equal(np.argsort(s), np.argsort(w)) for s, w in zip(scores, weights))
-value("softmax_keeps_row_order", order_kept)
+value("softmax_keeps_row_order", order_kept, zh="是" if order_kept else "否")
 
 # A key's contribution to the output is w_ij v_j: weight times value length.
 values_v = x @ w_v  # (L, d_v)

@@ -1,8 +1,9 @@
 """The claims page's tables and counts, from the inventory in lib/claims_inventory.py.
 
-One table per topic; each evidence cell quotes measured values as
-{{ snippet.value }}, which the site fills in when it renders the page. The
-counts and the bar chart are computed from the same list, never typed.
+One table per topic, in English and in Chinese from the same list; each
+evidence cell quotes measured values as {{ snippet.value }}, which the site
+fills in when it renders the page. The counts and the bar chart are computed
+from the same list, never typed.
 """
 
 import sys
@@ -12,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
-from lib.claims_inventory import TOPICS, claims, table_rows, verdict_kind
+from lib.claims_inventory import HEADER, TOPICS, claims, table_rows, verdict_kind
 from lib.plotting import COLORS
 from lib.publish import table, value
 
@@ -27,7 +28,7 @@ if unknown:
 
 # --8<-- [start:publish]
 for topic in TOPICS:
-    table(topic, ["ID", "Claim (source)", "Verdict", "Evidence"], table_rows(topic))
+    table(topic, HEADER["en"], table_rows(topic), zh=(HEADER["zh"], table_rows(topic, "zh")))
 kinds = [verdict_kind(claim["verdict"]) for claim in inventory]
 for kind in ("holds", "only_when", "fails", "unchecked"):
     value(f"n_{kind}", kinds.count(kind))

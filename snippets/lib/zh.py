@@ -643,3 +643,21 @@ def translate_all(texts):
     if missing:
         raise MissingTranslation(dict.fromkeys(missing))
     return translated
+
+
+# ------------------------------------------------------------------ claims (zh-claims): the verdicts figure
+# The claims tables carry their own Chinese (lib.claims_inventory); these are the bar chart's words that the
+# table above does not have.
+CHINESE.update({
+    "Why attention, and the paper": "为什么需要注意力，以及原论文",
+    "Scaling and softmax": "缩放与 softmax",
+    "Positions and order": "位置与顺序",
+    "Shapes and heads": "形状与头",
+    "The seeds' code and its output": "种子教程的代码及其输出",
+    "Debugging advice": "调试建议",
+    "Cost and the big picture": "代价与全局",
+    "holds": "成立",
+    "holds only when ...": "仅当……时成立",
+    "does not hold": "不成立",
+    "cannot be checked here": "此处无法核查",
+})

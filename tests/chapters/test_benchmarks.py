@@ -6,8 +6,9 @@ import subprocess
 import sys
 
 import pytest
+from scripts import bench
 from scripts.pipeline import references
-from support import REPO
+from support import english_words, REPO
 
 MEASURED = REPO / "docs" / "measured"
 
@@ -43,21 +44,53 @@ def check_structure(result, text):
         assert f"**{row['ratio']:.2f}**" in line
 
 
+def machine_words(result):
+    """What the machine line quotes from bench.json: the CPU, platform and BLAS are names of the machine."""
+    info = result["machine"]
+    return [info["cpu"], info["platform"], bench.blas_text(info)]
+
+
+def check_chinese(result, english, chinese):
+    """bench.zh.md: the same sections, rows and numbers as bench.md, and Chinese words around them."""
+    english_sections, chinese_sections = references.sections(english), references.sections(chinese)
+    assert set(chinese_sections) == set(english_sections)
+    for name, text in chinese_sections.items():
+        assert sorted(re.findall(r"\d+(?:\.\d+)?", text)) == sorted(re.findall(r"\d+(?:\.\d+)?", english_sections[name])), name
+        assert len(text.splitlines()) == len(english_sections[name].splitlines()), name
+    words = chinese_sections["machine"] + chinese_sections["tiling"] + chinese_sections["mha"]
+    for name in machine_words(result):
+        words = words.replace(name, "")
+    assert english_words(words) == []
+    assert "毫秒" in chinese_sections["tiling"] and "测得" in chinese_sections["machine"]
+
+
 def test_quick_bench_writes_json_and_markdown(tmp_path):
     subprocess.run([sys.executable, "-m", "scripts.bench", "--quick", "--out", str(tmp_path)], cwd=REPO, check=True,
                    capture_output=True, text=True, timeout=120)
     result = json.loads((tmp_path / "bench.json").read_text())
     assert result["quick"] is True
     check_structure(result, (tmp_path / "bench.md").read_text())
+    check_chinese(result, (tmp_path / "bench.md").read_text(), (tmp_path / "bench.zh.md").read_text(encoding="utf-8"))
 
 
 def test_committed_results_are_a_full_run_with_the_same_structure():
     result = json.loads((MEASURED / "bench.json").read_text())
     assert result["quick"] is False
     check_structure(result, (MEASURED / "bench.md").read_text())
+    check_chinese(result, (MEASURED / "bench.md").read_text(), (MEASURED / "bench.zh.md").read_text(encoding="utf-8"))
 
 
-@pytest.mark.claim("the Benchmarks page shows the committed measurements, labelled with machine and date, and no typed timings")
+def test_render_rewrites_both_markdown_files_from_the_json_alone(tmp_path):
+    """--render measures nothing: from a copy of the committed bench.json it writes the committed Markdown."""
+    (tmp_path / "bench.json").write_bytes((MEASURED / "bench.json").read_bytes())
+    assert bench.main(["--render", "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench.json", "bench.md", "bench.zh.md"]
+    for name in ("bench.md", "bench.zh.md"):
+        assert (tmp_path / name).read_text(encoding="utf-8") == (MEASURED / name).read_text(encoding="utf-8"), name
+
+
+@pytest.mark.claim("the Benchmarks page shows the committed measurements, labelled with machine and date, and no typed timings",
+                   zh="基准测试页展示已提交的测量结果，注明机器和日期，正文中没有手写的计时")
 def test_benchmarks_page_includes_the_measured_tables():
     page = (REPO / "docs" / "benchmarks.md").read_text()
     for section in ("machine", "tiling", "mha"):
@@ -68,3 +101,7 @@ def test_benchmarks_page_includes_the_measured_tables():
     assert re.search(r"Measured on \*\*\d{4}-\d{2}-\d{2}\*\* .*? on \*\*[^*]+\*\*, \d+ usable", machine), machine
     prose = re.sub(r"```.*?```", "", page, flags=re.S)
     assert not re.search(r"\d\s*(ms|s|seconds|µs)\b", prose), "timings belong in docs/measured/bench.md, not in prose"
+    chinese = (REPO / "docs-zh" / "benchmarks.md").read_text(encoding="utf-8")
+    for section in ("machine", "tiling", "mha"):
+        assert f'--8<-- "docs/measured/bench.zh.md:{section}"' in chinese
+    assert not re.search(r"\d\s*(ms|s|毫秒|秒|µs)", re.sub(r"```.*?```", "", chinese, flags=re.S))

@@ -4,6 +4,7 @@ built from. Each state is set up in a temporary git project with a small test fi
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,15 +14,16 @@ from pathlib import Path
 import pytest
 
 import scripts.ledger
-from scripts.ledger import FRESHNESS, PARTIAL, REQUIRE, RESULTS, claims_table, snippet_freshness
+from scripts import chapter_markdown
+from scripts.ledger import FRESHNESS, PARTIAL, REQUIRE, RESULTS, claims_table, snippet_freshness, values_table
 from scripts.pipeline.build import plan
 from scripts.pipeline.project import Project
-from support import REPO
+from support import english_words, REPO
 
 DEMO = '''import pytest
 
 
-@pytest.mark.claim("One plus one is two")
+@pytest.mark.claim("One plus one is two", zh="一加一等于二")
 def test_adds():
     assert 1 + 1 == 2
 
@@ -83,8 +85,15 @@ def write_record(project, commit, clean=True, complete=True, outcomes=None):
     (project / RESULTS).write_text(json.dumps(run))
 
 
-def ledger(project):
-    return claims_table(Project(root=project))
+def ledger(project, language="en"):
+    return claims_table(Project(root=project), language=language)
+
+
+ADMONITION = re.compile(r"^\?\?\?\+? \w+ ", re.MULTILINE)  # "??? note", "???+ failure": Markdown, not words
+
+
+def numbers(text):
+    return sorted(re.findall(r"\d+", text))
 
 
 def assert_no_status(text):
@@ -93,7 +102,8 @@ def assert_no_status(text):
     assert "One plus one is two" in text  # the claims are still listed, without a status
 
 
-@pytest.mark.claim("The ledger shows test statuses only from a complete test run of the commit it is built from")
+@pytest.mark.claim("The ledger shows test statuses only from a complete test run of the commit it is built from",
+                   zh="台账只显示构建它的那个提交的完整测试运行所得的状态")
 def test_a_complete_run_of_this_commit_gives_every_claim_its_status(project):
     result = pytest_in(project)
     assert result.returncode == 0, result.stdout
@@ -295,3 +305,44 @@ def test_a_claim_is_shown_as_written_not_read_as_html_or_a_value(project):
     )
     text = ledger(project)
     assert "python snippets/&lt;chapter>/&lt;what>.py runs &amp; `a<b` holds, { { x }} — backed by" in text
+
+
+def chinese_ledgers(project):
+    """The Chinese claims section in each state a test above sets up: no record, a complete run, a failure."""
+    yield ledger(project, "zh")
+    assert pytest_in(project).returncode == 0
+    yield ledger(project, "zh")
+    (project / "tests" / "test_demo.py").write_text(DEMO.replace("== 2", "== 3"))
+    commit_all(project, "break a claim")
+    assert pytest_in(project).returncode == 1
+    yield ledger(project, "zh")
+
+
+@pytest.mark.claim("The Chinese ledger states the same counts, statuses and commits as the English one, in Chinese",
+                   zh="中文台账给出的计数、状态和提交与英文台账相同，并且用中文表述")
+def test_the_chinese_claims_section_says_what_the_english_one_says_in_chinese(project):
+    for chinese in chinese_ledgers(project):
+        english = ledger(project)
+        assert numbers(chinese.replace("其中 1 条论断", "")) == numbers(english)
+        assert chinese.count("✅") == english.count("✅") and chinese.count("❌") == english.count("❌")
+        assert "一加一等于二——由 `tests/test_demo.py::test_adds` 支撑" in chinese  # the marker's zh= text
+        assert "Two times three is six——由" in chinese  # no zh=: as written, and counted
+        assert "其中 1 条论断的测试标记还没有中文表述" in chinese
+        assert english_words(ADMONITION.sub("", chinese).replace("Two times three is six", "")) == []
+    assert "1 个已验证，1 个失败" in chinese  # the last state: a complete run with a failure
+
+
+def test_the_chinese_values_section_states_the_same_counts_in_chinese():
+    english, chinese = values_table(Project()), values_table(Project(), language="zh")
+    assert numbers(chinese) == numbers(english)
+    assert chinese.count("\n") == english.count("\n")
+    shown = re.sub(r"`[^`]*` = [^·\n]*", "", ADMONITION.sub("", chinese))  # the values as the snippets print them
+    assert english_words(shown) == []
+    assert "{#" not in chinese  # chapter titles without their heading ids
+
+
+def test_each_editions_ledger_page_is_filled_in_its_language():
+    for language, folder, words in (("en", "docs", "claims in"), ("zh", "docs-zh", "条论断，分布在")):
+        markdown = (REPO / folder / "ledger.md").read_text(encoding="utf-8")
+        page = chapter_markdown.chapter(markdown, Project(), "ledger.md", 1, language, None)
+        assert words in page and "<!-- ledger:" not in page, language

@@ -57,7 +57,7 @@ def test_every_seed_claim_is_reached_from_a_sentence():
 
 
 @pytest.mark.claim("Every sentence of both seed tutorials is mapped to a claim on the claims page or to a reason it "
-                   "makes none")
+                   "makes none", zh="两篇种子教程的每一句话，都对应到论断核查页上的一个论断，或者对应到它不提出论断的理由")
 def test_every_seed_sentence_is_mapped():
     if not SEEDS.is_dir():
         pytest.skip(f"seed tutorials not found at {SEEDS} (set SEEDS_DIR to the folder holding 000_*.txt, 003_*.txt)")
@@ -74,3 +74,15 @@ def test_every_seed_sentence_is_mapped():
     assert not unmapped, "sentences without a mapping in tests/chapters/claims/seed_coverage.json:\n" + "\n".join(unmapped)
     stale = sorted(set(record) - seen)
     assert not stale, f"mappings for sentences no longer in the seeds: {stale}"
+
+
+@pytest.mark.claim("Where a Chinese claims row quotes a tutorial (“...” around Chinese), the words are the tutorial's own",
+                   zh="中文论断行凡是引用种子教程（用“”括起的中文），所引的都是教程的原话")
+def test_the_chinese_rows_quote_the_tutorials_in_their_own_words():
+    if not SEEDS.is_dir():
+        pytest.skip(f"seed tutorials not found at {SEEDS} (set SEEDS_DIR to the folder holding 000_*.txt, 003_*.txt)")
+    seeds = "".join(re.sub(r"\s+", "", path.read_text(encoding="utf-8")) for path in sorted(SEEDS.glob("00*_*.txt")))
+    quotes = {(cid, quote) for cid, claim in INVENTORY.items() for quote in re.findall(r"“([^”]*)”", claim["claim_zh"])
+              if re.search(r"[\u4e00-\u9fff]", quote)}
+    assert {cid for cid, _ in quotes} >= {"C000-87", "C003-45", "C000-17", "C000-37"}
+    assert not sorted((cid, quote) for cid, quote in quotes if re.sub(r"\s+", "", quote) not in seeds)
