@@ -3,26 +3,29 @@ work is done in named modules; the hooks only call them.
 
 - on_startup: note whether `mkdocs serve` is running, and whether it rebuilds only what changed (``--dirty``,
   as `make serve` runs it: scripts/serve_rebuilds.py).
-- on_config: check the installed Material against its workarounds (scripts/material_workarounds.py); export every
-  notebook page with one shared nbconvert exporter (scripts/notebook_export.py); keep the language switch's
-  entries as mkdocs.yml gives them.
+- on_config: check the installed Material against its workarounds (scripts/material_workarounds.py), and give its
+  search the glossary's words (scripts/search_text.py); export every notebook page with one shared nbconvert
+  exporter (scripts/notebook_export.py); give the edition its address (scripts/addresses.py); keep the language
+  switch's entries as mkdocs.yml gives them.
 - on_pre_build: while serving, rerun stale snippets when a snippet changed (a failure is reported; serving goes
   on) and mark the pages that show their new outputs; the English build starts the Chinese one beside it
   (scripts/editions.py), except in a dirty rebuild after edits to English pages only.
 - on_page_markdown: a chapter's tables and snippet values inlined (on a Chinese page, the Chinese twins of its
   tables and figures), its notebook links and provenance footer appended, the ledger's tables filled in
   (scripts/chapter_markdown.py).
-- on_page_content: math rendered at build time, figures sized and lazy, code kept out of search
+- on_page_content: formulas in headings given a readable text for search (scripts/search_text.py), math rendered
+  at build time, figures sized and lazy, code kept out of search
   (scripts/fast_pages.py); tables in Material's wrappers and code focusable (scripts/material_workarounds.py);
   notebook pages stay out of search and link their figures' committed SVG files with the chapter's alt text
   (scripts/notebook_figures.py).
 - on_page_context: the language switch points at the same page in the other edition (scripts/editions.py).
 - on_post_page: notebook pages pruned to the CSS they use, math fonts preloaded, scripts deferred
-  (scripts/fast_pages.py); the head's language alternates dropped (scripts/material_workarounds.py).
+  (scripts/fast_pages.py); the head's language alternates dropped (scripts/material_workarounds.py) for ones
+  that name the twin page by its address (scripts/addresses.py).
 - on_post_build: the plain-script twin (.py) beside every notebook, the snippets the footers link (unless
   ``extra.repo_blob`` points the links at a repository), the math fonts cut down and the search index compacted
-  (scripts/fast_pages.py), Material's stylesheets rewritten (scripts/material_workarounds.py); then the Chinese
-  edition moved into <site>/zh/.
+  (scripts/fast_pages.py), Material's stylesheets and scripts rewritten (scripts/material_workarounds.py); then
+  the Chinese edition moved into <site>/zh/.
 - on_build_error: the Chinese build stopped.
 
 Without scripts/material_workarounds.py (and overrides/partials/early_script.html) the site builds and works,
@@ -37,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # MkDocs loads hooks by path: make `scripts` importable
 
 from scripts import chapter_markdown, editions, fast_pages, notebook_export, provenance, serve_rebuilds  # noqa: E402
+from scripts import addresses, search_text  # noqa: E402
 from scripts.build_cache import cached  # noqa: E402
 from scripts.notebook_figures import chapter_alt_texts, link_figures  # noqa: E402
 from scripts.pipeline.notebooks import notebook_script  # noqa: E402
@@ -70,6 +74,9 @@ def on_config(config):
         material_workarounds.check_version()
         material_workarounds.check_targets()
         material_workarounds.search_entries_by_content()
+        material_workarounds.search_excludes_whole_elements()
+        material_workarounds.glossary_words_in_search(config, search_text.write_dictionary())
+    addresses.edition_address(config)
     if "mkdocs-jupyter" in config.plugins:
         notebook_export.use_shared_exporters()
     editions.own_notebook_cache(config)
@@ -133,7 +140,8 @@ def on_page_content(html, page, config, files):
             markdown = chapter_markdown.inline_values(markdown, project, chapter.name)
             html = link_figures(html, project.generated, chapter_alt_texts(markdown))
             return fast_pages.notebook_content(html, page.url, config["docs_dir"], _math_fonts)
-        html = fast_pages.chapter_content(html, page.url, config["docs_dir"], _math_fonts)
+        html = fast_pages.chapter_content(search_text.searchable_heading_math(html), page.url, config["docs_dir"],
+                                          _math_fonts)
         return material_workarounds.page_content(html) if material_workarounds else html
     except (ValueError, FileNotFoundError) as error:  # fast_pages.MathError is a ValueError
         log.warning(f"{page.file.src_path}: {error}")
@@ -147,14 +155,16 @@ def on_page_context(context, page, config, nav):
 
 def on_post_page(output, page, config):
     output = fast_pages.finish_page(output, page.file.src_path.endswith(".ipynb"), _math_fonts)
-    return material_workarounds.drop_head_alternates(output, _alternate_roots) if material_workarounds else output
+    if material_workarounds:
+        output = material_workarounds.drop_head_alternates(output, _alternate_roots)
+    return addresses.head_links(output, config.site_url, _alternate_roots, page.url)
 
 
 def on_post_build(config):
     """Beside each notebook the site serves, the same cells as a plain script (derived, never committed); then,
     in the English build, the Chinese edition into <site>/zh/ (same strictness)."""
     global _chinese_build
-    for notebook in sorted(Project().notebooks.glob("*.ipynb")):
+    for notebook in sorted((Path(config["docs_dir"]) / "notebooks").glob("*.ipynb")):  # this edition's
         script = Path(config["site_dir"]) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(cached("notebook-script", notebook.read_bytes(), lambda: notebook_script(notebook)),
