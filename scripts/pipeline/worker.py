@@ -94,12 +94,6 @@ def _figure_name(figure, number):
     return label
 
 
-# Chapters whose generated text another part of issue 22 translates (the claims inventory): until then their
-# Chinese tables are copies of the English ones, and their figures take what lib.zh has (the axis words) and keep
-# the rest in English. Delete an entry once its chapter translates.
-ENGLISH_FOR_NOW = {"claims"}
-
-
 class MissingChinese(LookupError):
     """Figures and tables of one snippet with text that lib.zh cannot translate."""
 
@@ -109,29 +103,6 @@ def chinese_modules():
     a snippet that did not import it keeps its own (rc_context undoes the import's settings)."""
     with plt.rc_context():
         return importlib.import_module("lib.zh"), importlib.import_module("lib.plotting")
-
-
-def table_translator(snippet, zh):
-    """translate_all for the snippet's tables: strict, or keeping them English in a chapter ENGLISH_FOR_NOW."""
-    return zh.translate_all if snippet.parent.name not in ENGLISH_FOR_NOW else list
-
-
-def figure_translator(snippet, zh):
-    """translate_all for the snippet's figures: strict, or keeping English where lib.zh has no entry in a chapter
-    ENGLISH_FOR_NOW."""
-    if snippet.parent.name not in ENGLISH_FOR_NOW:
-        return zh.translate_all
-
-    def translate_what_it_can(texts):
-        translated = []
-        for text in texts:
-            try:
-                translated.append(zh.translate(text))
-            except zh.MissingTranslation:
-                translated.append(text)
-        return translated
-
-    return translate_what_it_can
 
 
 class ChineseTicks(Formatter):
@@ -223,7 +194,7 @@ def save_figures(out, snippet):
     the figures were created and the figures with text that has no Chinese."""
     plt.rcParams["svg.hashsalt"] = "self-attention-site"  # fixed ids: byte-identical SVG
     zh, plotting = chinese_modules()
-    translate_all = figure_translator(snippet, zh)
+    translate_all = zh.translate_all
     names, missing = [], []
     for number in plt.get_fignums():
         figure = plt.figure(number)
@@ -263,7 +234,7 @@ def save_published(out, snippet):
         write_json(out / table_file(name), table)
         zh = chinese_modules()[0]
         try:
-            chinese = publish.TABLES_ZH.get(name) or chinese_table(table, table_translator(snippet, zh))
+            chinese = publish.TABLES_ZH.get(name) or chinese_table(table, zh.translate_all)
         except zh.MissingTranslation as error:
             missing.append(f"table {name!r}: {', '.join(repr(t) for t in error.texts)}")
             continue

@@ -60,15 +60,7 @@ def test_the_twins_quote_the_same_outputs(page):
         )
 
 
-# Pages another change of issue 22 rewrites (generated claims rows, the benchmark page): their glossary findings
-# (base 模型, 等人, ## 自己动手, **看什么。**) are fixed there. strict: the marker fails as soon as they pass.
-REWRITTEN_ELSEWHERE = {"claims.md", "benchmarks.md"}
-
-
-@pytest.mark.parametrize("page", [
-    pytest.param(page, marks=pytest.mark.xfail(strict=True, reason="glossary terms arrive with issue 22's claims/benchmarks rewrite"))
-    if page in REWRITTEN_ELSEWHERE else page for page in PAGES
-])
+@pytest.mark.parametrize("page", PAGES)
 def test_the_chinese_pages_use_the_glossary_terms(page):
     english, chinese = prose(read(ENGLISH, page)), prose(read(CHINESE, page))
     findings = []

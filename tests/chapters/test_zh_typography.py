@@ -11,14 +11,7 @@ import pytest
 
 from support import DOCS_ZH, REPO
 
-# The claims page, which another change of issue 22 rewrites (its rows are generated); strict, so the marker fails
-# as soon as it passes.
-REWRITTEN_ELSEWHERE = {"claims.md"}
-PAGES = [
-    pytest.param(page, id=page.name, marks=pytest.mark.xfail(strict=True, reason="rewritten in Chinese elsewhere in issue 22"))
-    if page.name in REWRITTEN_ELSEWHERE else pytest.param(page, id=page.name)
-    for page in sorted(DOCS_ZH.glob("*.md"))
-]
+PAGES = [pytest.param(page, id=page.name) for page in sorted(DOCS_ZH.glob("*.md"))]
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 FULL_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65“”‘’…—"

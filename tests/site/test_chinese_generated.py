@@ -20,10 +20,6 @@ from scripts.pipeline.references import read_page
 
 pytestmark = pytest.mark.site
 
-# The pages whose generated text another engineer of issue 22 translates (claims, ledger, benchmark line). Delete
-# this list once they are Chinese.
-OTHER_ENGINEERS_PAGES = {"claims", "ledger", "benchmarks"}
-
 # What may stay English in Chinese text: library, model and function names (NumPy's included), units, the
 # gradients' names as the code writes them, and the boolean literals a mask prints.
 ALLOWED = {"softmax", "NumPy", "Transformer", "GPT", "BERT", "RNN", "CNN", "tanh", "LayerNorm", "NaN", "nan", "inf",
@@ -51,7 +47,7 @@ def english_words(text):
 
 
 def chinese_chapters():
-    return sorted(p.stem for p in DOCS_ZH.glob("*.md") if p.stem not in OTHER_ENGINEERS_PAGES)
+    return sorted(p.stem for p in DOCS_ZH.glob("*.md"))
 
 
 def article(site, stem):
