@@ -21,6 +21,7 @@ from lib import zh
 from lib.claims_inventory import claims
 from scripts.pipeline import published as _published
 from scripts.pipeline.project import REPO, Project
+from scripts.pipeline.references import VALUE
 
 PROJECT = Project()
 GENERATED = PROJECT.generated
@@ -208,7 +209,7 @@ LATIN_ALLOWED = frozenset({
     "Python", "BLAS", "CPU", "UTC", "git",  # tools
     "KV", "Softmax", "BLEU", "FLOPs", "dropout", "max", "pos", "QK",  # terms and math the pages keep
 })
-_NOT_CHECKED = re.compile(r"\{\{[^}]*\}\}|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
+_NOT_CHECKED = re.compile(VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
                           r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*")
 
 

@@ -26,6 +26,7 @@ OUTPUT = re.compile(rf'^[ \t]*--8<--[ \t]+"docs/generated/({SNIPPET})/([\w.-]+)"
 TABLE = re.compile(rf'^--8<-- "docs/generated/({SNIPPET})/table-({NAME})\.md"$', re.MULTILINE)
 FIGURE = re.compile(rf"!\[([^\]]*)\]\((generated/({SNIPPET})/([a-z0-9_-]+)\.svg)\)")
 INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^"]+)"', re.MULTILINE)  # any include line, as written
+INCLUDE_MARK = re.escape("--8<--")  # how include lines and section markers begin, for checks that skip them
 # A section of a file, for includes of one part of it: ``# --8<-- [start:name]`` ... ``# --8<-- [end:name]`` in
 # Python, ``<!-- --8<-- [start:name] -->`` ... in Markdown. Sections are the unit of a snippet's output too.
 SECTION_MARKER = re.compile(r"^[ \t]*(?:#|<!--) --8<-- \[(start|end):([\w-]+)\](?: -->)?[ \t]*$", re.MULTILINE)

@@ -19,7 +19,7 @@ from scripts.pipeline.check import check
 from scripts.pipeline.notebooks import chapter_snippets, notebook_folder, stale_notebooks, write_notebooks
 from scripts.pipeline.project import REPO, Project
 from scripts.pipeline.published import figure_file, table_file, values
-from scripts.pipeline.references import CODE, VALUE, snippet_of
+from scripts.pipeline.references import CODE, INCLUDE_MARK, VALUE, snippet_of
 from scripts.pipeline.runner import ARITHMETIC_ENV
 
 PROJECT = Project()
@@ -136,7 +136,7 @@ def plain_paragraphs(markdown):
     found, offset = [], 0
     for block in markdown.split("\n\n"):
         stripped = block.strip("\n")
-        if stripped and not re.search(r"--8<--|^[!?]{3}|^/// |^\s|^[|#<$`!]|\]\(|\{#", stripped, re.MULTILINE):
+        if stripped and not re.search(rf"{INCLUDE_MARK}|^[!?]{{3}}|^/// |^\s|^[|#<$`!]|\]\(|\{{#", stripped, re.MULTILINE):
             found.append((offset, VALUE.sub(published, stripped)))
         offset += len(block) + 2
     return found
@@ -166,7 +166,7 @@ def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
         for _, paragraph in plain_paragraphs(other):
             assert all(paragraph not in cell for cell in cells), f"{notebook_path.stem}: the other edition's {paragraph[:80]!r}"
         for cell in cells:
-            assert not re.search(r"--8<--|\{\{|\{#|^/// |^[!?]{3}", cell, re.MULTILINE), f"{notebook_path.stem}: {cell[:200]!r}"
+            assert not re.search(rf"{INCLUDE_MARK}|{VALUE.pattern}|\{{#|^/// |^[!?]{{3}}", cell, re.MULTILINE), f"{notebook_path.stem}: {cell[:200]!r}"
     assert checked > 200
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts.pipeline.references import INCLUDE
 from support import DOCS_ZH, REPO
 
 SEEDS = Path(os.environ.get("SEEDS_DIR") or REPO.parent / "shared" / "seeds")
@@ -26,7 +27,7 @@ UNNAMED = re.compile(r"教程|\bseed\s*0\d\d\b", re.IGNORECASE)
 QUOTE = re.compile(r"“([^“”]*)”")
 STRAIGHT = re.compile(r"\"[^\"\n]*[A-Za-z\u4e00-\u9fff][^\"\n]*\"")
 SENTENCE_END = re.compile(r"[。！？]")
-NOT_PROSE = re.compile(r"^[ \t]*(```|~~~)(?s:.*?)^[ \t]*\1[^\n]*$|<!--(?s:.*?)-->|\]\([^)\n]*\)|^[ \t]*--8<--[^\n]*$",
+NOT_PROSE = re.compile(r"^[ \t]*(```|~~~)(?s:.*?)^[ \t]*\1[^\n]*$|<!--(?s:.*?)-->|\]\([^)\n]*\)|" + INCLUDE.pattern + r"[^\n]*$",
                        re.MULTILINE)
 
 

@@ -9,6 +9,7 @@ import re
 import autocorrect_py
 import pytest
 
+from scripts.pipeline.references import INCLUDE_MARK, VALUE
 from support import DOCS_ZH, REPO
 
 PAGES = [pytest.param(page, id=page.name) for page in sorted(DOCS_ZH.glob("*.md"))]
@@ -20,7 +21,7 @@ FULL = CJK + FULL_PUNCT
 FENCE = re.compile(r"^([ \t]*)(```|~~~)[^\n]*\n.*?^\1\2[ \t]*$", re.DOTALL | re.MULTILINE)
 MATH_BLOCK = re.compile(r"^[ \t]*\$\$.*?\$\$[ \t]*$", re.DOTALL | re.MULTILINE)
 INLINE = re.compile(r"`[^`\n]*`|\$[^$\n]+\$|\]\([^)\n]*\)|\{#[^}\n]*\}|<[^>\n]*>|<!--.*?-->", re.DOTALL)
-BLOCK_START = re.compile(r"\s*(?:$|[-*+] |\d+\. |#|\||```|~~~|!\[|<|--8<--|\$\$|///|:::|>|!!!|\?\?\?|===)")
+BLOCK_START = re.compile(rf"\s*(?:$|[-*+] |\d+\. |#|\||```|~~~|!\[|<|{INCLUDE_MARK}|\$\$|///|:::|>|!!!|\?\?\?|===)")
 
 
 def lines_outside_code(markdown):
@@ -44,7 +45,7 @@ def straight_quotes_around_chinese(text):
     closed = parts[1:len(parts) - 1:2] if len(parts) % 2 else parts[1:len(parts) - 2:2]
     return [f'"{inside}"' for inside in closed if re.search(f"[{CJK}]", inside)]
 ITALIC = re.compile(rf"(?<![*_A-Za-z0-9])([*_])(?![*_\s])[^*_\n]*[{CJK}][^*_\n]*(?<![\s*_])\1(?![*_A-Za-z0-9])")
-DECREASE = re.compile(r"(?:小|少|低|慢|短|减少|降低|缩小|下降|减小)了?\s*(?:[\d.,]+|[一二三四五六七八九十百千万两]+|\{\{[^}]*\}\})\s*倍")
+DECREASE = re.compile(r"(?:小|少|低|慢|短|减少|降低|缩小|下降|减小)了?\s*(?:[\d.,]+|[一二三四五六七八九十百千万两]+|" + VALUE.pattern + r")\s*倍")
 # A bracketed aside, not a function's argument list (O(N), abs(W_o), N(0, 1) are notation and keep theirs).
 ASIDE = re.compile(r"(?<![A-Za-z0-9_.)\]])\s*\(([^()\n]*)\)\s*")
 FULL_CHAR = re.compile(f"[{FULL}]")
@@ -73,7 +74,7 @@ def findings(markdown):
                   for match in half_width_asides(words)]
     for (number, line), (_, following) in zip(lines, lines[1:]):
         end = re.sub(r"\]\([^)\n]*\)$", "", line.rstrip()).rstrip(" *_]")  # markup renders nothing: what precedes it counts
-        if not end or BLOCK_START.match(following) or re.match(r"\s*(?:#|\||<|///|--8<--)", line):
+        if not end or BLOCK_START.match(following) or re.match(rf"\s*(?:#|\||<|///|{INCLUDE_MARK})", line):
             continue
         start = (following.lstrip(" *_[") or " ")[0]
         if re.match(rf"[{FULL_PUNCT}]", end[-1]) or (re.match(rf"[{CJK}]", end[-1]) and re.match(rf"[{FULL}]", start)):
