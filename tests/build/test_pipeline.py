@@ -236,8 +236,10 @@ def test_a_crashing_process_cannot_take_the_build_down(project, capsys):
     assert (project.generated / "chapter" / "alpha" / "manifest.json").exists()
 
 
-@pytest.mark.claim("A snippet that runs past its time limit is killed and reported; its previous outputs stay untouched",
-                   zh="运行超过时间限制的代码片段会被终止并报告；其先前的输出保持不变")
+@pytest.mark.claim(
+    "A snippet that runs past its time limit is killed and reported; its previous outputs stay untouched",
+    zh="运行超过时间限制的代码片段会被终止并报告；其先前的输出保持不变",
+)
 def test_a_hanging_snippet_times_out_with_its_name(project, capsys):
     build(project)
     before = snapshot(project)
@@ -324,8 +326,10 @@ plt.show()
 '''
 
 
-@pytest.mark.claim("Text with no Chinese fails the build naming the snippet, each figure or table and each English text",
-                   zh="没有中文译文的文本会使构建失败，并指出代码片段、每个图或表以及每段英文文本")
+@pytest.mark.claim(
+    "Text with no Chinese fails the build naming the snippet, each figure or table and each English text",
+    zh="没有中文译文的文本会使构建失败，并指出代码片段、每个图或表以及每段英文文本",
+)
 def test_a_missing_translation_fails_naming_snippet_figure_table_and_text(project, capsys):
     (project.snippets / "chapter" / "untranslated.py").write_text(UNTRANSLATED)
     assert build(project, ["chapter/untranslated"]) == 1

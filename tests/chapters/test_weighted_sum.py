@@ -101,8 +101,10 @@ def test_output_is_the_weighted_sum_of_value_rows():
 
 
 @given(seeds, scales)
-@pytest.mark.claim("Every output feature lies inside the range of the value rows its query can see (attention averages)",
-                   zh="每个输出特征都落在其查询可见的值行的取值范围之内（注意力是在求平均）")
+@pytest.mark.claim(
+    "Every output feature lies inside the range of the value rows its query can see (attention averages)",
+    zh="每个输出特征都落在其查询可见的值行的取值范围之内（注意力是在求平均）",
+)
 def test_outputs_stay_inside_the_visible_values(seed, scale):
     rng = np.random.default_rng(seed)
     q, k = rng.normal(scale=scale, size=(2, 5, 3))
