@@ -90,7 +90,8 @@ def test_there_is_a_notebook_per_chapter_with_snippets_in_each_edition():
 
 
 @pytest.mark.kernel
-@pytest.mark.claim("Every chapter notebook runs top to bottom in a fresh kernel, in an empty folder without the repository's code, and prints what the build recorded")
+@pytest.mark.claim("Every chapter notebook runs top to bottom in a fresh kernel, in an empty folder without the repository's code, and prints what the build recorded",
+                   zh="每一章的笔记本都能在全新的内核中、在不含仓库代码的空文件夹里从头到尾运行，并打印出构建所记录的内容")
 @pytest.mark.parametrize("stem", list(RUNS))
 def test_notebook_runs_alone_and_prints_what_the_page_shows(executed, stem):
     committed, ran, error = executed[stem]

@@ -87,7 +87,8 @@ def test_cold_build_writes_every_output_with_provenance(project, capsys):
         assert needed in manifest
 
 
-@pytest.mark.claim("Each section of a snippet keeps what it printed, in an output file of its own")
+@pytest.mark.claim("Each section of a snippet keeps what it printed, in an output file of its own",
+                   zh="代码片段的每一节都把自己打印的内容保存在单独的输出文件中")
 def test_each_section_keeps_what_it_printed(project):
     build(project)
     alpha = project.generated / "chapter" / "alpha"
@@ -96,13 +97,15 @@ def test_each_section_keeps_what_it_printed(project):
     assert (alpha / "output-top.txt").read_text() == "top = 0.665\n"
 
 
-@pytest.mark.claim("A chapter includes a section's output, never a line range of a snippet's printout")
+@pytest.mark.claim("A chapter includes a section's output, never a line range of a snippet's printout",
+                   zh="章节引入的是某一节的输出，从不引入代码片段打印结果中的某个行范围")
 def test_no_chapter_includes_a_stdout_line_range():
     for chapter in sorted((REPO / "docs").glob("*.md")):
         assert ".txt:" not in "".join(line for line in chapter.read_text().splitlines() if "--8<--" in line), chapter.name
 
 
-@pytest.mark.claim("A no-change rebuild reruns nothing; editing the core module reruns exactly the snippets that import it")
+@pytest.mark.claim("A no-change rebuild reruns nothing; editing the core module reruns exactly the snippets that import it",
+                   zh="没有改动时重新构建不会重跑任何东西；编辑核心模块时，恰好重跑导入它的那些代码片段")
 def test_no_change_reruns_nothing_and_edits_rerun_exactly_the_dependents(project, capsys):
     build(project)
     capsys.readouterr()
@@ -144,7 +147,8 @@ def test_the_environment_snippets_run_in_is_part_of_their_key(monkeypatch):
     assert keys.builder_version() != pinned
 
 
-@pytest.mark.claim("`make check` names each stale snippet and the command that fixes it")
+@pytest.mark.claim("`make check` names each stale snippet and the command that fixes it",
+                   zh="`make check` 会指出每个过期的代码片段以及修复它的命令")
 def test_check_names_the_stale_snippet_and_the_fix(project, capsys):
     build(project)
     assert check(project) == 0
@@ -163,7 +167,8 @@ def test_check_names_the_stale_snippet_and_the_fix(project, capsys):
 
 
 @pytest.mark.claim("The manifest covers the Chinese twins: check catches a hand-edited Chinese figure or table, and a "
-                   "translation edit makes every snippet stale")
+                   "translation edit makes every snippet stale",
+                   zh="清单涵盖中文对应版本：检查能发现手工改动过的中文图表，而修改译文会使所有代码片段过期")
 def test_check_covers_the_chinese_twins(project, capsys):
     build(project)
     alpha = project.generated / "chapter" / "alpha"
@@ -193,7 +198,8 @@ def test_check_catches_hand_edited_and_orphaned_outputs(project, capsys):
     assert "orphan: docs/generated/chapter/renamed has no snippet" in err
 
 
-@pytest.mark.claim("A failing snippet is reported with file, line and exception, and its previous outputs stay untouched")
+@pytest.mark.claim("A failing snippet is reported with file, line and exception, and its previous outputs stay untouched",
+                   zh="失败的代码片段会连同文件、行号和异常一起报告，其先前的输出保持不变")
 def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, capsys):
     build(project)
     before = snapshot(project)
@@ -230,7 +236,10 @@ def test_a_crashing_process_cannot_take_the_build_down(project, capsys):
     assert (project.generated / "chapter" / "alpha" / "manifest.json").exists()
 
 
-@pytest.mark.claim("A snippet that runs past its time limit is killed and reported; its previous outputs stay untouched")
+@pytest.mark.claim(
+    "A snippet that runs past its time limit is killed and reported; its previous outputs stay untouched",
+    zh="运行超过时间限制的代码片段会被终止并报告；其先前的输出保持不变",
+)
 def test_a_hanging_snippet_times_out_with_its_name(project, capsys):
     build(project)
     before = snapshot(project)
@@ -291,7 +300,8 @@ def test_the_build_reports_process_start_versus_snippet_time(project, capsys):
     assert "s starting processes" in line and "s running snippet code" in line
 
 
-@pytest.mark.claim("Two full rebuilds produce byte-identical outputs, the Chinese figures and tables included")
+@pytest.mark.claim("Two full rebuilds produce byte-identical outputs, the Chinese figures and tables included",
+                   zh="两次完整重建产生逐字节相同的输出，中文图表也不例外")
 def test_two_full_rebuilds_are_byte_identical(project):
     build(project)
     first = snapshot(project)
@@ -316,7 +326,10 @@ plt.show()
 '''
 
 
-@pytest.mark.claim("Text with no Chinese fails the build naming the snippet, each figure or table and each English text")
+@pytest.mark.claim(
+    "Text with no Chinese fails the build naming the snippet, each figure or table and each English text",
+    zh="没有中文译文的文本会使构建失败，并指出代码片段、每个图或表以及每段英文文本",
+)
 def test_a_missing_translation_fails_naming_snippet_figure_table_and_text(project, capsys):
     (project.snippets / "chapter" / "untranslated.py").write_text(UNTRANSLATED)
     assert build(project, ["chapter/untranslated"]) == 1
@@ -341,7 +354,8 @@ plt.show()
 '''
 
 
-@pytest.mark.claim("A Chinese figure that would draw a character as a box fails the build naming the character")
+@pytest.mark.claim("A Chinese figure that would draw a character as a box fails the build naming the character",
+                   zh="中文图中若有字符会被画成方框，构建就会失败并指出该字符")
 def test_a_chinese_figure_that_draws_a_box_fails_naming_the_character(project, capsys):
     zh = project.snippets / "lib" / "zh.py"
     zh.write_text(zh.read_text() + '\nCHINESE["a rare word"] = "\\U0002a6a5"  # CJK Extension B: not in Noto Sans SC\n')
@@ -376,7 +390,8 @@ def svg_texts(path):
     return re.findall(r"<!-- (.*?) -->", path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.claim("The Chinese twin of a figure and a table comes from the same run as the English one")
+@pytest.mark.claim("The Chinese twin of a figure and a table comes from the same run as the English one",
+                   zh="图和表的中文版本与英文版本来自同一次运行")
 def test_chinese_twins_come_from_the_same_run(project):
     (project.snippets / "chapter" / "unseeded.py").write_text(UNSEEDED)
     assert build(project, ["chapter/unseeded"]) == 0
@@ -402,7 +417,8 @@ def test_lib_zh_leaves_the_examples_tokens_numbers_math_and_identifiers_alone():
 
 
 @pytest.mark.claim("A Chinese page shows the Chinese twins of its tables and figures and the Chinese of text values; "
-                   "a missing twin is a warning naming it")
+                   "a missing twin is a warning naming it",
+                   zh="中文页面显示其表格和图的中文版本以及文本值的中文；缺少中文版本时给出指明它的警告")
 def test_a_chinese_page_shows_the_chinese_twins(project, caplog):
     (project.snippets / "chapter" / "unseeded.py").write_text(UNSEEDED)
     assert build(project) == 0
@@ -459,7 +475,8 @@ def one_snippet_per_chapter():
     return list({p.parent.name: p for p in snippets}.values())
 
 
-@pytest.mark.claim("A snippet of every chapter runs alone, with python snippets/<chapter>/<what>.py, from another folder, and writes no files")
+@pytest.mark.claim("A snippet of every chapter runs alone, with python snippets/<chapter>/<what>.py, from another folder, and writes no files",
+                   zh="每一章的代码片段都能用 python snippets/<chapter>/<what>.py 从其他文件夹单独运行，且不写入任何文件")
 @pytest.mark.parametrize("snippet", one_snippet_per_chapter(), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_a_snippet_runs_alone_from_any_folder(snippet, tmp_path):
     result = subprocess.run([sys.executable, str(snippet)], cwd=tmp_path, capture_output=True, text=True,

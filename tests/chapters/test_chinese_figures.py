@@ -26,7 +26,8 @@ def glyph_ids(svg):
     return {(font, int(index, 16)) for font, index in re.findall(r'<path id="([A-Za-z]+(?:-[A-Za-z]+)?)-([0-9a-f]+)"', svg)}
 
 
-@pytest.mark.claim("The Chinese heatmap draws every Chinese character with the CJK font's glyph, none as a missing-glyph box")
+@pytest.mark.claim("The Chinese heatmap draws every Chinese character with the CJK font's glyph, none as a missing-glyph box",
+                   zh="中文热力图用中日韩字体的字形绘制每个汉字，没有一个画成缺字方框")
 @pytest.mark.parametrize("figure", ["weights.svg", "weights.zh.svg"])
 def test_every_chinese_character_is_drawn_with_its_own_glyph(figure):
     font = TTFont(str(font_path()), lazy=True)
@@ -57,7 +58,8 @@ def test_the_build_draws_chinese_figures():
     assert len(CHINESE_FIGURES) == len([p for p in GENERATED.glob("*/*/*.svg") if not p.name.endswith(".zh.svg")])
 
 
-@pytest.mark.claim("Every Chinese figure draws each of its Chinese characters with Noto Sans SC's own glyph")
+@pytest.mark.claim("Every Chinese figure draws each of its Chinese characters with Noto Sans SC's own glyph",
+                   zh="每张中文图都用 Noto Sans SC 自身的字形绘制其中的每个汉字")
 @pytest.mark.parametrize("figure", CHINESE_FIGURES, ids=lambda p: str(p.relative_to(GENERATED)))
 def test_every_chinese_figure_draws_its_characters_with_noto_sans_sc(figure):
     font = TTFont(str(font_path()), lazy=True)

@@ -14,7 +14,8 @@ NUMBER_WORDS = {10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen"}
 LINK = re.compile(r"\]\(([a-z0-9-]+\.md)(?:#[a-z0-9-]+)?\)")
 
 
-@pytest.mark.claim("The home page links every chapter of the site")
+@pytest.mark.claim("The home page links every chapter of the site",
+                   zh="首页链接到网站的每一章")
 def test_home_links_every_chapter_in_the_nav():
     linked = set(LINK.findall(HOME.read_text(encoding="utf-8")))
     missing = [page for page in NAV if page != "index.md" and page not in linked]
@@ -22,7 +23,8 @@ def test_home_links_every_chapter_in_the_nav():
     assert all((REPO / "docs" / page).is_file() for page in linked)
 
 
-@pytest.mark.claim("Every step on the home page's map links to the chapter that explains it")
+@pytest.mark.claim("Every step on the home page's map links to the chapter that explains it",
+                   zh="首页路线图上的每一步都链接到讲解它的章节")
 def test_every_stage_links_an_existing_chapter():
     rows = published_table("index/pipeline", "stages")
     assert [int(r["#"]) for r in rows] == list(range(1, len(rows) + 1))
@@ -40,7 +42,8 @@ def test_every_stage_links_an_existing_chapter():
     assert {r["step"]: LINK.search(r["chapter"]).group(1) for r in rows} == teaches
 
 
-@pytest.mark.claim("The home page's map follows the order of the menu")
+@pytest.mark.claim("The home page's map follows the order of the menu",
+                   zh="首页路线图遵循菜单的顺序")
 def test_map_steps_follow_the_menu():
     chapters = [LINK.search(r["chapter"]).group(1) for r in published_table("index/pipeline", "stages")]
     positions = [NAV.index(page) for page in chapters]
@@ -57,7 +60,8 @@ def test_the_figure_text_names_the_map_steps_in_order():
 
 
 @pytest.mark.claim("The shapes on the home page's map are those of the running sentence through the core module: "
-                   "one head of width d_k = d_model, then two heads")
+                   "one head of width d_k = d_model, then two heads",
+                   zh="首页路线图上的形状就是贯穿示例的句子经过核心模块时的形状：先是一个宽度 d_k = d_model 的头，然后是两个头")
 def test_map_shapes_match_the_core_module():
     tokens = tokenize(SENTENCE)
     x = embed(tokens) + sinusoidal_positions(len(tokens), 8)

@@ -37,7 +37,8 @@ def setup(seed, length, d):
 
 @pytest.mark.claim(
     "Without positions, self-attention is permutation-equivariant: permuting the input rows permutes the "
-    "output rows, each row unchanged"
+    "output rows, each row unchanged",
+    zh="没有位置信息时，自注意力是置换等变的：置换输入行就会置换输出行，每一行本身不变",
 )
 @given(seed=st.integers(0, 2**32 - 1), length=st.integers(2, 8), d=st.integers(1, 5))
 def test_self_attention_is_permutation_equivariant(seed, length, d):
@@ -47,7 +48,8 @@ def test_self_attention_is_permutation_equivariant(seed, length, d):
                                rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.claim("The mean over positions of the self-attention output is permutation-invariant")
+@pytest.mark.claim("The mean over positions of the self-attention output is permutation-invariant",
+                   zh="自注意力输出在各位置上的平均值是置换不变的")
 @given(seed=st.integers(0, 2**32 - 1), length=st.integers(2, 8), d=st.integers(1, 5))
 def test_mean_pooled_output_is_permutation_invariant(seed, length, d):
     rng, x, w = setup(seed, length, d)
@@ -69,7 +71,8 @@ def test_multi_head_attention_is_equivariant_too():
 
 @pytest.mark.claim(
     "Self-attention is not permutation-invariant: position by position, the outputs of the two sentences "
-    "differ"
+    "differ",
+    zh="自注意力不是置换不变的：逐个位置比较，两个句子的输出并不相同",
 )
 def test_self_attention_is_not_invariant():
     values = published("order_matters/permutation")
@@ -83,7 +86,8 @@ def test_self_attention_is_not_invariant():
     assert values["swapped_sentence"] == "The mat sat on the cat."
 
 
-@pytest.mark.claim("Adding positional encodings, or a causal mask, breaks permutation equivariance")
+@pytest.mark.claim("Adding positional encodings, or a causal mask, breaks permutation equivariance",
+                   zh="加上位置编码或因果掩码都会破坏置换等变性")
 def test_positions_and_causal_mask_break_equivariance():
     rng, x, w = setup(8, 7, 8)
     pe = sinusoidal_positions(7, 8)
@@ -116,7 +120,8 @@ def test_the_page_uses_the_precise_words():
     assert '"have the same dimension $d_{\\text{model}}$ as the embeddings, so that the two can be summed"' in PAGE
 
 
-@pytest.mark.claim("Projecting a concatenation [x, PE] equals two projections added; adding x + PE is the tied case")
+@pytest.mark.claim("Projecting a concatenation [x, PE] equals two projections added; adding x + PE is the tied case",
+                   zh="对拼接 [x, PE] 做投影等于两个投影相加；直接相加 x + PE 是两者共用权重的情形")
 def test_concatenation_is_two_projections_added():
     rng = np.random.default_rng(4)
     x, pe, w = rng.normal(size=(7, 8)), sinusoidal_positions(7, 8), rng.normal(size=(16, 5))
@@ -127,7 +132,8 @@ def test_concatenation_is_two_projections_added():
 
 
 @pytest.mark.claim("The intuition's 'the output is shuffled as the input was' is stated for no causal mask; with "
-                   "one, the equivariance error is of order 1")
+                   "one, the equivariance error is of order 1",
+                   zh="直观解释中“输出按输入的方式被打乱”是针对无因果掩码的情形说的；加上因果掩码时，等变误差在 1 的量级")
 def test_intuition_names_the_causal_mask_exception():
     assert published("order_matters/permutation")["mask_equivariance_error"] > 0.1
     intuition = PAGE.split("**The intuition.**")[1].split("##")[0]

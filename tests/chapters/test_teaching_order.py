@@ -86,12 +86,14 @@ def test_the_menu_lists_every_chapter_once():
     assert {p.name for p in DOCS.glob("*.md")} == set(NAV)
 
 
-@pytest.mark.claim("Read in menu order, every link to a later chapter is announced as one")
+@pytest.mark.claim("Read in menu order, every link to a later chapter is announced as one",
+                   zh="按菜单顺序阅读时，每个指向后续章节的链接都注明了它指向后面的章节")
 def test_links_to_later_chapters_are_announced():
     assert forward_problems(NAV) == []
 
 
-@pytest.mark.claim("No chapter uses W_Q, a causal mask, heads or the backward pass before their chapter, unannounced")
+@pytest.mark.claim("No chapter uses W_Q, a causal mask, heads or the backward pass before their chapter, unannounced",
+                   zh="没有哪一章会在讲解 W_Q、因果掩码、头或反向传播的章节之前不加说明地使用它们")
 def test_ideas_come_after_the_chapter_that_teaches_them():
     assert idea_problems(NAV) == []
 
@@ -147,7 +149,8 @@ def test_the_notation_table_defines_the_papers_symbols():
     assert SYMBOLS == {"L", "B", "V", "d_model", "d_k", "d_v", "h", "d_head", "d_ff"}
 
 
-@pytest.mark.claim("Every width symbol d_... on the site is one of the notation table's symbols")
+@pytest.mark.claim("Every width symbol d_... on the site is one of the notation table's symbols",
+                   zh="网站上的每个宽度符号 d_... 都是符号表中的符号")
 @pytest.mark.parametrize("page", NAV)
 def test_every_width_symbol_is_in_the_notation_table(page):
     used = widths((DOCS / page).read_text(encoding="utf-8"))

@@ -36,7 +36,8 @@ def smallest_power_reaching(k, n):
 
 @pytest.mark.claim(
     "A stack of causal convolutions of width k connects n positions in ceil((n-1)/(k-1)) layers, a "
-    "dilated stack in ceil(log_k n), a recurrent layer in n - 1 steps, self-attention in 1 layer"
+    "dilated stack in ceil(log_k n), a recurrent layer in n - 1 steps, self-attention in 1 layer",
+    zh="宽度为 k 的因果卷积堆叠需要 ceil((n-1)/(k-1)) 层才能连通 n 个位置，空洞卷积堆叠需要 ceil(log_k n) 层，循环层需要 n - 1 步，自注意力只需 1 层",
 )
 @given(n=st.integers(2, 120), k=st.integers(2, 6))
 def test_counted_steps_follow_the_closed_forms(n, k):
@@ -49,7 +50,8 @@ def test_counted_steps_follow_the_closed_forms(n, k):
     assert steps(n, [ns["self_attention"](n, np.random.default_rng(n))]) == 1
 
 
-@pytest.mark.claim("cat and mat are 4 positions apart with 3 words in between, not five")
+@pytest.mark.claim("cat and mat are 4 positions apart with 3 words in between, not five",
+                   zh="cat 和 mat 相隔 4 个位置，中间有 3 个词，而不是五个")
 def test_cat_mat_distance():
     values = published("why_attention/path_length")
     words = "The cat sat on the mat .".split()
@@ -60,7 +62,8 @@ def test_cat_mat_distance():
 
 @pytest.mark.claim(
     "At n = 512 and k = 3: 511 recurrent steps, 256 contiguous convolution layers, 6 dilated layers, 1 "
-    "attention layer"
+    "attention layer",
+    zh="n = 512、k = 3 时：循环需要 511 步，连续卷积需要 256 层，空洞卷积需要 6 层，注意力只需 1 层",
 )
 def test_published_counts_at_512():
     values = published("why_attention/path_length")
@@ -124,7 +127,8 @@ def test_attention_backward_jacobian_matches_finite_differences():
 
 @pytest.mark.claim(
     "In a random tanh RNN the gradient of the last state shrinks geometrically with distance (gain 1) or "
-    "grows (gain 3); one attention layer's gradient does not depend on distance"
+    "grows (gain 3); one attention layer's gradient does not depend on distance",
+    zh="在随机初始化的 tanh RNN 中，最后一个状态的梯度随距离按几何级数缩小（增益 1）或增大（增益 3）；一个注意力层的梯度与距离无关",
 )
 def test_gradient_vanishes_for_the_rnn_and_not_for_attention():
     values = published("why_attention/rnn_gradient")
@@ -163,7 +167,8 @@ def table_rows(markdown):
             if line.startswith("| ")]
 
 
-@pytest.mark.claim("The page quotes Table 1 of Attention Is All You Need exactly")
+@pytest.mark.claim("The page quotes Table 1 of Attention Is All You Need exactly",
+                   zh="页面准确引用了《Attention Is All You Need》的表 1")
 def test_table_1_is_quoted_exactly():
     rows = table_rows(PAGE)
     for row in TABLE_1:
@@ -179,7 +184,8 @@ def test_table_1_is_quoted_exactly():
     ) in text
 
 
-@pytest.mark.claim("The page quotes the BLEU scores and training costs of Table 2 of Attention Is All You Need exactly")
+@pytest.mark.claim("The page quotes the BLEU scores and training costs of Table 2 of Attention Is All You Need exactly",
+                   zh="页面准确引用了《Attention Is All You Need》表 2 中的 BLEU 分数和训练成本")
 def test_table_2_is_quoted_exactly():
     rows = table_rows(PAGE)
     for row in TABLE_2:
@@ -191,7 +197,8 @@ def test_table_2_is_quoted_exactly():
 
 @pytest.mark.claim(
     "25.8 BLEU is the Transformer base model on newstest2013 (Table 3), not an RNN score; the paper "
-    "reports FLOPs, not a 3x speed-up"
+    "reports FLOPs, not a 3x speed-up",
+    zh="25.8 BLEU 是 Transformer 基础模型在 newstest2013 上的成绩（表 3），不是 RNN 的成绩；论文报告的是 FLOPs，而不是 3 倍的加速",
 )
 def test_literature_corrections_are_quoted_exactly():
     text = prose(PAGE)
@@ -208,7 +215,8 @@ def test_literature_corrections_are_quoted_exactly():
 
 
 @pytest.mark.claim("Why attention announces w_ij and v_j before the chapters that teach them, says its T is the last "
-                   "time step; Notation discloses the two uses of T and of V")
+                   "time step; Notation discloses the two uses of T and of V",
+                   zh="“为什么需要注意力”一章在讲解 w_ij 和 v_j 的章节之前就预先说明了它们，并指出其中的 T 是最后一个时间步；符号说明一章说明了 T 和 V 各自的两种用法")
 def test_notation_clashes_are_disclosed():
     page = " ".join(PAGE.split())
     assert ("Here $w_{ij}$ is the weight word $i$ gives word $j$ and $v_j$ is what word $j$ passes on, its value; "
@@ -221,7 +229,8 @@ def test_notation_clashes_are_disclosed():
 
 
 @pytest.mark.claim("One attention layer's gradient has no geometric trend with distance: a fitted line changes by "
-                   "a factor near 1 over the sequence, against a vanishing factor for the gain-1 RNN")
+                   "a factor near 1 over the sequence, against a vanishing factor for the gain-1 RNN",
+                   zh="一个注意力层的梯度随距离没有几何级数的趋势：拟合直线在整个序列上的变化倍数接近 1，而增益为 1 的 RNN 的倍数趋于零")
 def test_attention_gradient_trend_is_near_level_not_exactly_flat():
     values = published("why_attention/rnn_gradient")
     assert 0.5 < values["att_trend"] < 2 and values["rnn_trend"] < 1e-6
@@ -235,7 +244,8 @@ def test_attention_gradient_trend_is_near_level_not_exactly_flat():
 
 
 @pytest.mark.claim("Why attention says every word reads every other in one step only without a mask, and names the "
-                   "causal mask as the exception")
+                   "causal mask as the exception",
+                   zh="“为什么需要注意力”一章说明，只有在不加掩码时每个词才能一步读到其他所有词，并指出因果掩码是例外")
 def test_one_step_to_every_word_is_stated_for_no_mask():
     page = " ".join(PAGE.split())
     intuition = page.split("**The intuition.**")[1].split("##")[0]

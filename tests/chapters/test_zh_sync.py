@@ -49,7 +49,8 @@ def test_every_page_has_a_twin_in_the_other_edition():
     assert chinese == PAGES, f"missing in docs-zh/: {sorted(set(PAGES) - set(chinese))}; extra: {sorted(set(chinese) - set(PAGES))}"
 
 
-@pytest.mark.claim("Every Chinese page quotes the same values, includes and figures as its English twin")
+@pytest.mark.claim("Every Chinese page quotes the same values, includes and figures as its English twin",
+                   zh="每个中文页面引用的值、引入的内容和图都与对应的英文页面相同")
 @pytest.mark.parametrize("page", PAGES)
 def test_the_twins_quote_the_same_outputs(page):
     english, chinese = parts(read(ENGLISH, page)), parts(read(CHINESE, page))

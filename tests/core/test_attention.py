@@ -19,7 +19,8 @@ rng = np.random.default_rng(1234)
 
 
 @pytest.mark.parametrize("lq,lk,d_k,d_v", [(1, 1, 1, 1), (3, 5, 4, 2), (7, 7, 8, 8)])
-@pytest.mark.claim("scaled_dot_product_attention equals a plain-loop implementation of softmax(QK^T / sqrt(d_k)) V, with and without a mask")
+@pytest.mark.claim("scaled_dot_product_attention equals a plain-loop implementation of softmax(QK^T / sqrt(d_k)) V, with and without a mask",
+                   zh="无论有无掩码，scaled_dot_product_attention 都等于 softmax(QK^T / sqrt(d_k)) V 的朴素循环实现")
 def test_attention_matches_the_loop_oracle(lq, lk, d_k, d_v):
     q, k, v = rng.normal(size=(lq, d_k)), rng.normal(size=(lk, d_k)), rng.normal(size=(lk, d_v))
     allowed = rng.random((lq, lk)) > 0.3
@@ -30,7 +31,8 @@ def test_attention_matches_the_loop_oracle(lq, lk, d_k, d_v):
         np.testing.assert_allclose(output, want_out, rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.claim("Batched attention equals attention run on each example and head separately")
+@pytest.mark.claim("Batched attention equals attention run on each example and head separately",
+                   zh="批量注意力等于对每个样本和每个头分别运行注意力的结果")
 def test_batched_attention_matches_the_oracle_per_example():
     q, k, v = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 6, 5)), rng.normal(size=(2, 3, 6, 2))
     output, weights = scaled_dot_product_attention(q, k, v)
@@ -40,7 +42,8 @@ def test_batched_attention_matches_the_oracle_per_example():
         np.testing.assert_allclose(weights[b, h], want_w, rtol=1e-12)
 
 
-@pytest.mark.claim("A query whose keys are all masked gets zero weights and a zero output row, never NaN")
+@pytest.mark.claim("A query whose keys are all masked gets zero weights and a zero output row, never NaN",
+                   zh="所有键都被掩码的查询得到全零的权重和全零的输出行，从不出现 NaN")
 def test_fully_masked_query_gets_zero_weights_and_zero_output():
     q, k, v = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
     mask = np.ones((3, 5), dtype=bool)
@@ -52,7 +55,8 @@ def test_fully_masked_query_gets_zero_weights_and_zero_output():
     np.testing.assert_allclose(weights[[0, 2]].sum(-1), 1.0)
 
 
-@pytest.mark.claim("The core softmax is exact at logits of ±1e300 and gives zeros for an all -inf row")
+@pytest.mark.claim("The core softmax is exact at logits of ±1e300 and gives zeros for an all -inf row",
+                   zh="核心实现的 softmax 在 logits 为 ±1e300 时是精确的，对全为 -inf 的行给出全零")
 def test_softmax_extremes_and_all_minus_inf():
     np.testing.assert_array_equal(softmax([1e300, -1e300, 0.0]), [1.0, 0.0, 0.0])
     np.testing.assert_array_equal(softmax([-np.inf, -np.inf]), [0.0, 0.0])
@@ -68,7 +72,8 @@ def test_causal_and_padding_masks():
     np.testing.assert_array_equal(mask[:, 0], [[1, 1, 1, 0], [1, 0, 0, 0]])
 
 
-@pytest.mark.claim("Under a causal mask, changing later tokens never changes earlier outputs")
+@pytest.mark.claim("Under a causal mask, changing later tokens never changes earlier outputs",
+                   zh="在因果掩码下，改变后面的词元永远不会改变前面的输出")
 def test_causal_attention_ignores_the_future():
     x = rng.normal(size=(6, 4))
     out, _ = scaled_dot_product_attention(x, x, x, causal_mask(6))
@@ -78,7 +83,8 @@ def test_causal_attention_ignores_the_future():
     np.testing.assert_array_equal(out[:4], out2[:4])
 
 
-@pytest.mark.claim('sinusoidal_positions follows the formula of section 3.5 of "Attention Is All You Need"')
+@pytest.mark.claim('sinusoidal_positions follows the formula of section 3.5 of "Attention Is All You Need"',
+                   zh="sinusoidal_positions 遵循《Attention Is All You Need》第 3.5 节的公式")
 def test_sinusoidal_positions_follow_the_paper_formula():
     pe = sinusoidal_positions(20, 16)
     assert pe.shape == (20, 16)
@@ -89,7 +95,8 @@ def test_sinusoidal_positions_follow_the_paper_formula():
         sinusoidal_positions(4, 7)
 
 
-@pytest.mark.claim("merge_heads exactly inverts split_heads")
+@pytest.mark.claim("merge_heads exactly inverts split_heads",
+                   zh="merge_heads 恰好是 split_heads 的逆运算")
 def test_split_and_merge_heads_are_inverse_and_put_heads_before_positions():
     x = rng.normal(size=(2, 5, 12))
     heads = split_heads(x, 3)
@@ -98,7 +105,8 @@ def test_split_and_merge_heads_are_inverse_and_put_heads_before_positions():
     np.testing.assert_array_equal(merge_heads(heads), x)
 
 
-@pytest.mark.claim("Multi-head attention equals running each head on its own slice, concatenating, and applying W_o")
+@pytest.mark.claim("Multi-head attention equals running each head on its own slice, concatenating, and applying W_o",
+                   zh="多头注意力等于在各自的切片上运行每个头，再拼接并乘以 W_o")
 def test_multi_head_attention_equals_heads_run_one_by_one():
     d_model, n_heads, length = 8, 2, 5
     x = rng.normal(size=(length, d_model))
@@ -160,7 +168,8 @@ def test_multi_head_attention_takes_a_mask_with_a_head_axis():
         (lambda: padding_mask(np.array([2, 7]), 5), ["[2, 7]"]),
     ],
 )
-@pytest.mark.claim("Bad input (mismatched shapes, heads that do not divide d_model, non-boolean masks) raises a ValueError naming the shapes")
+@pytest.mark.claim("Bad input (mismatched shapes, heads that do not divide d_model, non-boolean masks) raises a ValueError naming the shapes",
+                   zh="错误的输入（形状不匹配、头数不能整除 d_model、非布尔掩码）会引发指明形状的 `ValueError`")
 def test_bad_input_raises_value_error_naming_the_shapes(call, words):
     with pytest.raises(ValueError) as info:
         call()

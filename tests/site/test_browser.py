@@ -72,7 +72,8 @@ def visit(page, base_url, path):
     return page
 
 
-@pytest.mark.claim("Pages show math rendered at build time, with the vendored KaTeX fonts, and request nothing from outside the site")
+@pytest.mark.claim("Pages show math rendered at build time, with the vendored KaTeX fonts, and request nothing from outside the site",
+                   zh="页面显示构建时渲染好的数学公式，使用随站点附带的 KaTeX 字体，且不向站点之外请求任何资源")
 @pytest.mark.parametrize("path", ["", "scaled-dot-product/", "notebooks/scaled-dot-product/", "zh/", "zh/scaled-dot-product/",
                                   "zh/notebooks/scaled-dot-product/"])
 def test_math_renders_and_every_request_stays_on_the_site(page, base_url, path):
@@ -175,7 +176,8 @@ def test_the_search_dialog_is_named_in_the_pages_language(page, base_url, path, 
     assert page.get_by_role("dialog", name=name, exact=True).count() == 1
 
 
-@pytest.mark.claim("Chinese search finds a word inside Chinese sentences and lands on the chapter that teaches it")
+@pytest.mark.claim("Chinese search finds a word inside Chinese sentences and lands on the chapter that teaches it",
+                   zh="中文搜索能找到中文句子中的词，并跳转到讲解它的章节")
 @pytest.mark.parametrize("word, chapter", [("掩码", "masks"), ("位置编码", "positional-encoding")])
 def test_chinese_search_finds_a_word_inside_sentences(page, base_url, word, chapter):
     visit(page, base_url, "zh/")
@@ -328,7 +330,8 @@ RULES_THAT_APPLY_BUT_ARE_MISSING = """(css) => {
 }"""
 
 
-@pytest.mark.claim("Notebook pages keep every JupyterLab style rule that applies to them and drop most of the rest")
+@pytest.mark.claim("Notebook pages keep every JupyterLab style rule that applies to them and drop most of the rest",
+                   zh="笔记本页面保留适用于它们的每条 JupyterLab 样式规则，去掉其余的大部分规则")
 @pytest.mark.parametrize("path", ["notebooks/softmax/", "zh/notebooks/multi-head/"])
 def test_notebook_pages_keep_every_style_rule_that_applies_to_them(page, base_url, path):
     visit(page, base_url, path)
@@ -360,7 +363,8 @@ def scheme_tabs(browser):
         opened.context.close()
 
 
-@pytest.mark.claim("Every chapter and notebook page passes axe-core with no serious or critical violation, in light and dark mode")
+@pytest.mark.claim("Every chapter and notebook page passes axe-core with no serious or critical violation, in light and dark mode",
+                   zh="无论浅色还是深色模式，每个章节页面和笔记本页面都能通过 axe-core 检查，没有严重或致命的违规")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", ACCESSIBILITY_PAGES)
 def test_pages_have_no_serious_accessibility_violations(scheme_tabs, base_url, path, scheme):

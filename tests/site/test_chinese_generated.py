@@ -119,7 +119,8 @@ def test_the_judge_finds_english_and_spares_code_and_tokens():
 
 
 @pytest.mark.claim("No Chinese chapter shows English words in a generated table or figure (claims, ledger and "
-                   "benchmark pages aside)")
+                   "benchmark pages aside)",
+                   zh="除论断、台账和基准测试页面外，没有哪个中文章节在生成的表格或图中显示英文单词")
 def test_chinese_pages_show_generated_tables_and_figures_in_chinese(built_site):
     leaks = {}
     for stem in chinese_chapters():

@@ -49,7 +49,8 @@ def test_every_chapter_is_in_the_nav_and_built(built_site):
         assert page_html(built_site, stem).find("article") is not None
 
 
-@pytest.mark.claim("No page loads a script, stylesheet, font or image from outside the site")
+@pytest.mark.claim("No page loads a script, stylesheet, font or image from outside the site",
+                   zh="没有页面从站点之外加载脚本、样式表、字体或图片")
 def test_nothing_is_loaded_from_outside_the_site(built_site):
     offenders = []
     for html in built_site.rglob("*.html"):
@@ -75,7 +76,8 @@ def test_every_page_of_both_editions_defers_materials_bundle_and_then_site_js(bu
         assert all(script.has_attr("defer") for script in scripts), f"{path.relative_to(built_site)}: {scripts}"
 
 
-@pytest.mark.claim("Every figure in a chapter has alt text and a caption")
+@pytest.mark.claim("Every figure in a chapter has alt text and a caption",
+                   zh="章节中的每张图都有替代文本和图注")
 def test_every_chapter_figure_has_alt_text_and_a_caption(built_site):
     figures = {}
     for site, stem in [(site, stem) for site in (built_site, built_site / "zh") for stem in CHAPTERS]:
@@ -148,7 +150,8 @@ def git(*args):
     return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
 
 
-@pytest.mark.claim("Every chapter names the commit and the Python, NumPy and matplotlib versions its outputs were computed with, as the manifests record them, and links its snippets")
+@pytest.mark.claim("Every chapter names the commit and the Python, NumPy and matplotlib versions its outputs were computed with, as the manifests record them, and links its snippets",
+                   zh="每一章都按清单的记录注明计算其输出所用的提交以及 Python、NumPy 和 matplotlib 的版本，并链接到它的代码片段")
 def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifests(built_site):
     assert WITHOUT_SNIPPETS < set(CHAPTERS)
     for stem in CHAPTERS:
@@ -180,7 +183,8 @@ def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifes
             assert git("diff", "--quiet", commit, "--", *outputs).returncode == 0, f"{stem}: outputs differ from {commit}"
 
 
-@pytest.mark.claim("Math is rendered when the site is built: pages ship KaTeX's CSS and fonts, not its JavaScript")
+@pytest.mark.claim("Math is rendered when the site is built: pages ship KaTeX's CSS and fonts, not its JavaScript",
+                   zh="数学公式在构建站点时渲染：页面附带 KaTeX 的 CSS 和字体，而不附带它的 JavaScript")
 def test_math_is_rendered_at_build_time_and_no_page_loads_katex_javascript(built_site):
     for html in built_site.rglob("*.html"):
         soup = parsed(html)
@@ -268,7 +272,8 @@ def test_math_fonts_keep_every_glyph_a_formula_draws_and_little_else(built_site,
     assert served_size < original_size / 2
 
 
-@pytest.mark.claim("The search index holds the chapters' prose, not code, program output or notebooks, and stays under 400 KB")
+@pytest.mark.claim("The search index holds the chapters' prose, not code, program output or notebooks, and stays under 400 KB",
+                   zh="搜索索引只收录各章的正文，不收录代码、程序输出或笔记本，且保持在 400 KB 以下")
 def test_the_search_index_holds_prose_and_stays_small(built_site):
     index = built_site / "search" / "search_index.json"
     assert index.stat().st_size < 400_000
@@ -298,7 +303,8 @@ def heading_ids(soup):
     return [h["id"] for h in soup.find("article").find_all(re.compile(r"^h[1-6]$")) if h.get("id")]
 
 
-@pytest.mark.claim("Every page has a Chinese twin under /zh/ with lang=zh, and the language switch lands on the same page")
+@pytest.mark.claim("Every page has a Chinese twin under /zh/ with lang=zh, and the language switch lands on the same page",
+                   zh="每个页面在 /zh/ 下都有 lang=zh 的中文对应页面，语言切换会跳转到同一页面")
 def test_every_page_has_a_chinese_twin_that_the_language_switch_links(built_site):
     chinese_site = built_site / "zh"
     for stem in CHAPTERS + [f"notebooks/{p.stem}" for p in PROJECT.notebooks.glob("*.ipynb")]:
