@@ -20,9 +20,9 @@ from scripts.pipeline.references import read_page
 
 pytestmark = pytest.mark.site
 
-# What may stay English in Chinese text: library, model and function names (NumPy's included), units, the
-# gradients' names as the code writes them, and the boolean literals a mask prints.
-ALLOWED = {"softmax", "NumPy", "Transformer", "GPT", "BERT", "RNN", "CNN", "tanh", "LayerNorm", "NaN", "nan", "inf",
+# What may stay English in Chinese text: library, model, metric and function names (NumPy's included), cited
+# authors, units, the gradients' names as the code writes them, and the boolean literals a mask prints.
+ALLOWED = {"softmax", "NumPy", "Transformer", "GPT", "BERT", "RNN", "CNN", "BLEU", "KV", "Haviv", "tanh", "LayerNorm", "NaN", "nan", "inf",
            "exp", "log", "ln", "sin", "cos", "sqrt", "Var", "RMS", "KiB", "MiB", "nats", "logits", "dtype", "nbytes",
            "randn", "reshape", "transpose", "dq", "dk", "dv", "PE", "PAD", "pad", "True", "False", "id", "ids"}
 # The tokens the examples feed their models (data, shown as the model sees them).
