@@ -49,6 +49,7 @@ IMAGE = re.compile(r"<img ([^>]*?)/?>")
 SRC = re.compile(r'\bsrc="([^"]+)"')
 CODE_BLOCK = '<div class="highlight">'
 NOTEBOOK_CODE = '<div class="highlight-ipynb'
+NOTEBOOK_MARKDOWN_CODE = '<div class="highlight"><pre>'  # a code block in a notebook's Markdown cell
 SVG_LENGTH = re.compile(r"^([\d.]+)(pt|px)?$")
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
 KATEX_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">')
@@ -291,8 +292,10 @@ def chapter_content(page_html, page_url, docs_dir, fonts):
 
 
 def notebook_content(page_html, page_url, docs_dir, fonts):
-    """A notebook page's content: Markdown cells' math rendered, figures sized, code cells focusable."""
+    """A notebook page's content: Markdown cells' math rendered, figures sized, code cells and the code blocks of
+    Markdown cells focusable (they may scroll sideways)."""
     page_html = page_html.replace(NOTEBOOK_CODE, '<div tabindex="0" class="highlight-ipynb')
+    page_html = page_html.replace(NOTEBOOK_MARKDOWN_CODE, '<div class="highlight"><pre tabindex="0">')
     return size_images(render_notebook_math(page_html, fonts), page_url, docs_dir)
 
 

@@ -130,7 +130,8 @@ def on_page_markdown(markdown, page, config, files):
 
 def on_page_content(html, page, config, files):
     """Notebook pages, which repeat their chapter's code, stay out of search; their output figures link the
-    committed files with the chapter's alt text."""
+    committed files with the chapter's alt text; the tables of their Markdown cells sit in Material's scrolling
+    wrappers, as a chapter's do."""
     try:
         if page.file.src_path.endswith(".ipynb"):
             page.meta["search"] = {"exclude": True}
@@ -139,7 +140,8 @@ def on_page_content(html, page, config, files):
             markdown = chapter.read_text(encoding="utf-8") if chapter.exists() else ""
             markdown = chapter_markdown.inline_values(markdown, project, chapter.name)
             html = link_figures(html, project.generated, chapter_alt_texts(markdown))
-            return fast_pages.notebook_content(html, page.url, config["docs_dir"], _math_fonts)
+            html = fast_pages.notebook_content(html, page.url, config["docs_dir"], _math_fonts)
+            return material_workarounds.tables_in_scroll_wrappers(html) if material_workarounds else html
         html = fast_pages.chapter_content(search_text.searchable_heading_math(html), page.url, config["docs_dir"],
                                           _math_fonts)
         return material_workarounds.page_content(html) if material_workarounds else html

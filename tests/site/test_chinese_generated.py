@@ -8,6 +8,7 @@ its own word pattern and a small explicit list of what may stay English.
 
 import html
 import re
+from collections import defaultdict
 
 import pytest
 from bs4 import BeautifulSoup
@@ -76,11 +77,12 @@ def shown_header(th):
 
 def table_leaks(stem, body):
     """English words in the tables the page includes, each table found by its Chinese header."""
-    leaks = []
-    tables = {tuple(shown_header(th) for th in t.select("thead th")): t for t in body.select("table")}
+    leaks, tables = [], defaultdict(list)  # header -> the page's tables with it, in page order
+    for shown in body.select("table"):
+        tables[tuple(shown_header(th) for th in shown.select("thead th"))].append(shown)
     for snippet, name in read_page((DOCS_ZH / f"{stem}.md").read_text(encoding="utf-8")).tables:
         header = tuple(written_header(cell) for cell in table(snippet, name, language="zh")["header"])
-        shown = tables.get(header)
+        shown = tables[header].pop(0) if tables[header] else None  # tables sharing a header: the next one
         if shown is None:
             leaks.append(f"table {snippet}/{name}: its Chinese header {header} is not on the page")
             continue
