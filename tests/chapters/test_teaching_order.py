@@ -146,7 +146,7 @@ SYMBOLS = {widths(row[0]).pop() if widths(row[0]) else row[0].strip("$") for row
 
 
 def test_the_notation_table_defines_the_papers_symbols():
-    assert SYMBOLS == {"L", "B", "V", "d_model", "d_k", "d_v", "h", "d_head", "d_ff"}
+    assert SYMBOLS == {"L", "L_q", "L_k", "B", "V", "d_model", "d_k", "d_v", "h", "d_head", "d_ff"}
 
 
 @pytest.mark.claim("Every width symbol d_... on the site is one of the notation table's symbols",
