@@ -62,3 +62,6 @@ value("mistral_span", mistral["layers"] * (mistral["window"] - 1))  # the window
 value("mistral_span_paper", mistral["layers"] * mistral["window"])  # the paper's i - W .. i
 value("gemma2_window", gemma2["window"])
 value("gemma2_span", gemma2["span"])
+gemma2_all_local = cached_positions(["local"] * 2, gemma2["span"], gemma2["window"]) / cached_positions(
+    ["global"] * 2, gemma2["span"], gemma2["window"])
+value("gemma2_all_local_ratio", f"{gemma2_all_local:.3g}")
