@@ -7,8 +7,6 @@ holds min(L, W) positions instead of L, whatever the heads and widths, so the sa
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
 from lib.kv_decoder import KVCache
 from lib.publish import table, value

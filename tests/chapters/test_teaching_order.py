@@ -27,6 +27,7 @@ IDEAS = {
     "the causal mask": (re.compile(r"causal mask", re.IGNORECASE), "masks.md"),
     "heads": (re.compile(r"\bheads?\b|d_\{?\\text\{head\}|d_head"), "multi-head.md"),
     "the backward pass": (re.compile(r"backward pass", re.IGNORECASE), "backward.md"),
+    "the KV cache": (re.compile(r"\bKV[ -]cache", re.IGNORECASE), "kv-cache.md"),
 }
 
 
