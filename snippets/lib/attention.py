@@ -184,6 +184,7 @@ def rope_pairs(d, pairing="interleaved"):
     raise ValueError(f"unknown pairing {pairing!r}: use one of {ROPE_PAIRINGS}")
 
 
+# --8<-- [start:rope]
 def rope_angles(positions, d, base=10000.0):
     """Angle of pair i at position m: m * base^(-2i/d). positions (L,) -> (L, d/2) radians."""
     if d % 2:
@@ -216,6 +217,7 @@ def apply_rope(x, positions, base=10000.0, pairing="interleaved"):
     rotated[..., first] = a * cos - b * sin
     rotated[..., second] = a * sin + b * cos
     return rotated
+# --8<-- [end:rope]
 
 
 def grouped_query_attention(q, k, v, mask=None):

@@ -89,6 +89,7 @@ ax.plot(distance, mean_same, color=COLORS[3], label="key equal to the query: mea
 ax.plot(distance, mean_abs_random, color=COLORS[0], label="independent q and k: mean |q_m · k_0|")
 ax.axhline(0, color="black", linewidth=0.5)
 ax.set_xscale("symlog", linthresh=10)
+ax.set_xlim(0, distance[-1])
 ax.set_xlabel("offset m − n (positions)")
 ax.set_ylabel(f"dot product, d_k = {d_k}")
 ax.set_title(f"Dot products of rotated vectors by offset, {draws:,} random draws")
