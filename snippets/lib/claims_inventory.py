@@ -715,11 +715,11 @@ CLAIMS = [
      "training.", HOLDS,
      "From {{ rotary.stretch.trained }} to {{ rotary.stretch.target }} positions: {{ rotary.stretch.unseen_pi }} pairs go "
      "more than one position past their trained angles (at most {{ rotary.stretch.beyond_pi }}), against "
-     "{{ rotary.stretch.unseen_none }} without it. Chen et al. 2023, section 2.2.", "rotary.md",
+     "{{ rotary.stretch.unseen_none }} without it. Chen et al. 2023, section 2.3.", "rotary.md",
      "位置插值让每个旋转角都保持在训练时见过的范围内。",
      "从 {{ rotary.stretch.trained }} 个位置到 {{ rotary.stretch.target }} 个位置：超出训练时角度一个位置以上的对有 "
      "{{ rotary.stretch.unseen_pi }} 个（最多超出 {{ rotary.stretch.beyond_pi }}），不做插值时有 "
-     "{{ rotary.stretch.unseen_none }} 个。Chen 等人 2023，第 2.2 节。"),
+     "{{ rotary.stretch.unseen_none }} 个。Chen 等人 2023，第 2.3 节。"),
     ("G-26", "common", "positions", "An NTK-aware base extends the context without extrapolating any rotary pair.",
      FAILS,
      "It keeps the fastest pair and divides the slowest pair's frequency by s, but "

@@ -4,7 +4,7 @@ A model trained on L positions has seen pair i at the angles 0 ... (L - 1) theta
 Run it on L' > L positions and every pair whose angles had not yet come full
 circle meets angles it never saw. Position interpolation (Chen et al. 2023,
 "Extending Context Window of Large Language Models via Positional Interpolation",
-section 2.2) divides every position by s = L' / L. The NTK-aware change of base
+section 2.3) divides every position by s = L' / L. The NTK-aware change of base
 (bloc97, 2023; written as b' = b * s^(d / (d - 2)) in Peng et al. 2023, "YaRN",
 section 3.1) keeps the fast pairs and divides the slowest pair's frequency by s.
 """
