@@ -63,7 +63,7 @@ for case, similarity in cases.items():
 table("errors", ["key/value heads h_kv", *[f"relative output error, {case}" for case in cases]],
       [[h_kv, *[errors[case][i] for case in cases]] for i, h_kv in enumerate(groupings)], fmt="{:.3f}")
 independent, copies = errors.values()
-value("error_8", independent[0], "{:.1e}")
+value("error_8", independent[0], "{:g}")
 value("independent_1", independent[-1], "{:.2f}")
 value("independent_2", independent[-2], "{:.2f}")
 value("copies_1", copies[-1], "{:.2f}")

@@ -61,7 +61,7 @@ table("methods", ["method", "pairs past their trained angles by over one positio
                   "pair 0: radians per position", "slowest pair: frequency / trained"], rows, fmt="{:.3g}")
 for method, row in zip(("none", "pi", "ntk"), rows):
     value(f"unseen_{method}", row[1])
-    value(f"beyond_{method}", row[2], "{:,.4g}")
+    value(f"beyond_{method}", row[2], "{:.2f}" if row[2] < 1 else "{:,.0f}")  # steps: 0.75, 1,859, 12,288
     value(f"fastest_{method}", row[3], "{:.2f}")
 value("trained", trained, "{:,}")
 value("target", target, "{:,}")
