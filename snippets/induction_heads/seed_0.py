@@ -31,10 +31,12 @@ history, jump = result["two_layer"]["history"], result["two_layer"]["jump"]
 steps = np.array([h["step"] for h in history])  # (n_measured,)
 previous = np.array([h["scores"][0][0] for h in history])  # (n_measured, h): layer 0
 induction = np.array([h["scores"][1][1] for h in history])  # (n_measured, h): layer 1
+# --8<-- [start:progress]
 print("step  loss on repeats  repeat accuracy  layer-0 previous-token  layer-1 induction")
 for h in history[::5]:
     print(f"{h['step']:4d}  {h['repeat_loss']:15.2f}  {h['repeat_accuracy']:15.2f}  "
           f"{np.array2string(h['scores'][0][0], precision=2):>22}  {np.array2string(h['scores'][1][1], precision=2):>17}")
+# --8<-- [end:progress]
 
 # ---------------------------------------------------------------- the curves
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), num="curves", layout="constrained")

@@ -353,6 +353,7 @@ def seed_values(result):
         "induction_score": (final["scores"][1][1].max(), "{:.2f}"),
         "jump_start": (two["jump"]["start"], "{}"),
         "jump_end": (two["jump"]["end"], "{}"),
+        "jump_window": (two["jump"]["end"] - two["jump"]["start"], "{}"),
         "jump_gain_share": (two["jump"]["gain_share"], "{:.2f}"),
         "jump_loss_share": (two["jump"]["loss_drop_share"], "{:.2f}"),
         "previous_head": (previous_head, "{}"),
