@@ -6,6 +6,7 @@ Oracles: attention through support.oracle_attention (plain loops), scores recomp
 definitions, copies found by scanning the tokens. Numbers the page states are read from docs/generated/.
 """
 
+import multiprocessing
 import re
 from concurrent.futures import ProcessPoolExecutor
 
@@ -222,8 +223,8 @@ def test_the_figures_alt_texts_quote_only_generated_numbers():
         assert len(alts) == 2
         for alt in alts:
             assert read_page(alt).values
-            typed = re.findall(r"\d+", without_references(alt).replace("0 to 1", "").replace("0 到 1", ""))
-            assert typed == ["0"] or not typed, (folder, typed)  # "step 0" on the axis, in the curves' alt
+            typed = re.findall(r"\d+(?:\.\d+)?", without_references(alt))
+            assert set(typed) <= {"0", "1"}, (folder, typed)  # layer 0 and 1, the 0 to 1 scale, step 0
     description = published("induction_heads/seed_0")["maps_description"]
     steps = published("induction_heads/seed_0")["checkpoint_steps"]
     assert [int(s) for s in re.findall(r"step (\d+)", description)] == [int(s) for s in steps.split(", ")]
@@ -242,10 +243,14 @@ def _train_and_measure(seed):
 @pytest.mark.claim("On two seeds the page does not show, the two-layer model forms a previous-token head and an "
                    "induction head, and switching off layer 0 breaks its copying",
                    zh="在页面没有展示的两个种子上，两层模型同样形成前一词元头和归纳头，关闭第 0 层会破坏它的复制")
-def test_the_result_holds_on_two_more_seeds():
-    with ProcessPoolExecutor(max_workers=2) as pool:
+def test_the_result_holds_on_two_more_seeds(monkeypatch):
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.setenv(name, "1")  # as the build runs snippets: threads fighting over 2 CPUs cost 10x here
+    with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn")) as pool:
         results = list(pool.map(_train_and_measure, UNSHOWN_SEEDS))
     for seed, (final, ablated) in zip(UNSHOWN_SEEDS, results):
         previous, induction = final["scores"][0][0].max(), final["scores"][1][1].max()
+        print(f"seed {seed}: previous-token {previous:.2f}, induction {induction:.2f}, repeat accuracy "
+              f"{final['repeat_accuracy']:.2f}, layer 0 off {ablated[0, 'all']:.2f}")
         assert previous > 0.3 and induction > 0.5, (seed, previous, induction)
         assert ablated[0, "all"] < 0.4 * final["repeat_accuracy"], (seed, ablated)
