@@ -678,7 +678,7 @@ CLAIMS = [
      "L = 6 时 QKᵀ 的乘加次数：2 个头为 {{ claims.heads.madds_multi }}，一个头为 "
      "{{ claims.heads.madds_single }}。Vaswani 等人 2017，§3.2.2。"),
     # induction heads (docs/induction-heads.md): seeds 0, 1 and 2 of the chapter's runs
-    ("G-21", "common", "heads", "Induction heads need two layers.", HOLDS,
+    ("G-32", "common", "heads", "Induction heads need two layers.", HOLDS,
      "A one-layer model trained like the two-layer one reaches best induction scores of "
      "{{ induction_heads.seed_0.one_layer_induction }}, {{ induction_heads.seed_1.one_layer_induction }} and "
      "{{ induction_heads.seed_2.one_layer_induction }} (two layers: {{ induction_heads.seed_0.induction_score }}, "
@@ -693,7 +693,7 @@ CLAIMS = [
      "{{ induction_heads.seed_2.induction_score }}）；关闭两层模型的第 0 层后，重复部分的准确率只剩 "
      "{{ induction_heads.seed_0.ablate_layer0 }}、{{ induction_heads.seed_1.ablate_layer0 }} 和 "
      "{{ induction_heads.seed_2.ablate_layer0 }}。Elhage 等人 2021，关于两层纯注意力 Transformer 的一节。"),
-    ("G-22", "common", "heads", "Induction heads form suddenly.",
+    ("G-33", "common", "heads", "Induction heads form suddenly.",
      only_when("\"suddenly\" means a fast rise after a plateau, not a single step", "“突然”指平台之后的快速上升，而不是一步之内"),
      "Within {{ induction_heads.seed_0.jump_window }} of {{ induction_heads.task.steps }} steps the induction score "
      "makes shares of {{ induction_heads.seed_0.jump_gain_share }}, {{ induction_heads.seed_1.jump_gain_share }} and "
@@ -707,7 +707,7 @@ CLAIMS = [
      "{{ induction_heads.seed_2.jump_gain_share }} 的份额，此前是一段平台（窗口分别从第 "
      "{{ induction_heads.seed_0.jump_start }}、{{ induction_heads.seed_1.jump_start }}、"
      "{{ induction_heads.seed_2.jump_start }} 步开始）；重复词元上的损失在同样的窗口里下降。Olsson 等人 2022，摘要。"),
-    ("G-23", "common", "heads", "Copy accuracy shows that the model learned to copy in context.", FAILS,
+    ("G-34", "common", "heads", "Copy accuracy shows that the model learned to copy in context.", FAILS,
      "Trained with a fixed period, the two-layer model copies at {{ induction_heads.seed_0.shortcut_own_accuracy }}, "
      "{{ induction_heads.seed_1.shortcut_own_accuracy }} and {{ induction_heads.seed_2.shortcut_own_accuracy }} on its "
      "own period with previous-token scores of {{ induction_heads.seed_0.shortcut_previous }}, "
