@@ -73,7 +73,7 @@ test: install-test  ## run the whole test suite
 	$(PYTEST)
 
 test-fast: install-test  ## the tests that need no site build, browser or notebook kernel
-	HYPOTHESIS_PROFILE=fast $(PYTEST) tests/core tests/build tests/chapters -m "not site and not kernel"
+	HYPOTHESIS_PROFILE=fast $(PYTEST) tests/core tests/build tests/chapters -m "not site and not kernel and not slow"
 
 deploy: install  ## build the site as version $(VERSION) into the local gh-pages branch (mike)
 	PATH="$(abspath $(BIN)):$$PATH" VERSION_PROVIDER=mike SITE_URL="$(SITE_URL)" $(BIN)/mike deploy --update-aliases $(VERSION) $(if $(LATEST),latest) $(MIKE_PUSH)

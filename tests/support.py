@@ -210,6 +210,7 @@ LATIN_ALLOWED = frozenset({
     "KV", "Softmax", "BLEU", "FLOPs", "dropout", "max", "pos", "QK",  # terms and math the pages keep
     "Llama", "DeepSeek", "RoFormer", "RoPE", "NTK", "Ainslie", "Su", "AI",  # today's models and their papers
     "Jiang", "Mistral", "Gemma", "Team",  # the sliding-window chapter's citations (Jiang et al. 2023, Gemma Team 2024)
+    "Elhage", "Olsson",  # citations of the induction-heads chapter
 })
 _NOT_CHECKED = re.compile(VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
                           r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*")

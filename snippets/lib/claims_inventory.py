@@ -766,6 +766,49 @@ CLAIMS = [
      "RoPE 可以直接用在多头潜在注意力的键上，而不改变吸收后的矩阵。",
      "q 与 k 之间的旋转取决于两个位置：一个固定的 W_UK 会差 {{ kv_heads.latent.rope_fold_error }}。解耦的旋转键使两者重新一致"
      "（{{ kv_heads.latent.decoupled_error }}）。DeepSeek-AI 2024，第 2.1.3 节。"),
+    # induction heads (docs/induction-heads.md): seeds 0, 1 and 2 of the chapter's runs
+    ("G-32", "common", "heads", "Induction heads need two layers.", HOLDS,
+     "A one-layer model trained like the two-layer one reaches best induction scores of "
+     "{{ induction_heads.seed_0.one_layer_induction }}, {{ induction_heads.seed_1.one_layer_induction }} and "
+     "{{ induction_heads.seed_2.one_layer_induction }} (two layers: {{ induction_heads.seed_0.induction_score }}, "
+     "{{ induction_heads.seed_1.induction_score }}, {{ induction_heads.seed_2.induction_score }}); switching off "
+     "layer 0 of the two-layer model leaves a repeat accuracy of {{ induction_heads.seed_0.ablate_layer0 }}, "
+     "{{ induction_heads.seed_1.ablate_layer0 }} and {{ induction_heads.seed_2.ablate_layer0 }}. Elhage et al. 2021, "
+     "the section on two-layer attention-only transformers.", "induction-heads.md",
+     "归纳头需要两层。",
+     "与两层模型同样训练的一层模型，最好的归纳分数只有 {{ induction_heads.seed_0.one_layer_induction }}、"
+     "{{ induction_heads.seed_1.one_layer_induction }} 和 {{ induction_heads.seed_2.one_layer_induction }}（两层："
+     "{{ induction_heads.seed_0.induction_score }}、{{ induction_heads.seed_1.induction_score }}、"
+     "{{ induction_heads.seed_2.induction_score }}）；关闭两层模型的第 0 层后，重复部分的准确率只剩 "
+     "{{ induction_heads.seed_0.ablate_layer0 }}、{{ induction_heads.seed_1.ablate_layer0 }} 和 "
+     "{{ induction_heads.seed_2.ablate_layer0 }}。Elhage 等人 2021，关于两层纯注意力 Transformer 的一节。"),
+    ("G-33", "common", "heads", "Induction heads form suddenly.",
+     only_when("\"suddenly\" means a fast rise after a plateau, not a single step", "“突然”指平台之后的快速上升，而不是一步之内"),
+     "Within {{ induction_heads.seed_0.jump_window }} of {{ induction_heads.task.steps }} steps the induction score "
+     "makes shares of {{ induction_heads.seed_0.jump_gain_share }}, {{ induction_heads.seed_1.jump_gain_share }} and "
+     "{{ induction_heads.seed_2.jump_gain_share }} of its rise, after a plateau (windows from step "
+     "{{ induction_heads.seed_0.jump_start }}, {{ induction_heads.seed_1.jump_start }}, "
+     "{{ induction_heads.seed_2.jump_start }}); the loss on the repeated tokens drops in the same windows. Olsson et "
+     "al. 2022, abstract.", "induction-heads.md",
+     "归纳头是突然形成的。",
+     "在 {{ induction_heads.task.steps }} 步中的 {{ induction_heads.seed_0.jump_window }} 步里，归纳分数分别完成了它升幅中 "
+     "{{ induction_heads.seed_0.jump_gain_share }}、{{ induction_heads.seed_1.jump_gain_share }} 和 "
+     "{{ induction_heads.seed_2.jump_gain_share }} 的份额，此前是一段平台（窗口分别从第 "
+     "{{ induction_heads.seed_0.jump_start }}、{{ induction_heads.seed_1.jump_start }}、"
+     "{{ induction_heads.seed_2.jump_start }} 步开始）；重复词元上的损失在同样的窗口里下降。Olsson 等人 2022，摘要。"),
+    ("G-34", "common", "heads", "Copy accuracy shows that the model learned to copy in context.", FAILS,
+     "Trained with a fixed period, the two-layer model copies at {{ induction_heads.seed_0.shortcut_own_accuracy }}, "
+     "{{ induction_heads.seed_1.shortcut_own_accuracy }} and {{ induction_heads.seed_2.shortcut_own_accuracy }} on its "
+     "own period with previous-token scores of {{ induction_heads.seed_0.shortcut_previous }}, "
+     "{{ induction_heads.seed_1.shortcut_previous }} and {{ induction_heads.seed_2.shortcut_previous }}: no induction "
+     "head, positions instead. On random periods it falls to {{ induction_heads.seed_0.shortcut_random_accuracy }}.",
+     "induction-heads.md",
+     "复制准确率说明模型学会了在上下文中复制。",
+     "用固定周期训练的两层模型，在自己的周期上以 {{ induction_heads.seed_0.shortcut_own_accuracy }}、"
+     "{{ induction_heads.seed_1.shortcut_own_accuracy }} 和 {{ induction_heads.seed_2.shortcut_own_accuracy }} 的准确率复制，"
+     "前一词元分数却只有 {{ induction_heads.seed_0.shortcut_previous }}、{{ induction_heads.seed_1.shortcut_previous }} 和 "
+     "{{ induction_heads.seed_2.shortcut_previous }}：没有归纳头，靠的是位置。在周期随机的序列上，它跌到 "
+     "{{ induction_heads.seed_0.shortcut_random_accuracy }}。"),
     # ---------------------------------------------------------------- masks
     ("C000-40", "000 §3.3", "masks", "In the encoder every token is visible.", only_when("there is no padding", "没有填充"),
      "Without a padding mask a real token puts {{ debugging.padding.no_mask_pad_weight }} of its weight on padding; with "
@@ -1198,6 +1241,7 @@ LINK_TITLES = {
     "backward.md": "Backward pass", "kv-cache.md": "KV cache", "online-softmax.md": "Online softmax",
     "transformer-block.md": "Transformer block", "claims.md#the-papers-numbers": "the paper's numbers",
     "training.md": "Training",
+    "induction-heads.md": "Induction heads",
 }
 DEBUGGING_ANCHORS = ("shape-errors", "one-hot-weights", "dead-head", "nan-overflow", "nan-masked-rows", "detach",
                      "padding", "leaking-mask", "first-word", "w-o", "l1-penalty", "positions")
@@ -1212,6 +1256,7 @@ LINK_TITLES_ZH = {
     "backward.md": "反向传播", "kv-cache.md": "KV 缓存", "online-softmax.md": "在线 softmax",
     "transformer-block.md": "Transformer 块", "claims.md#the-papers-numbers": "论文中的数字",
     "training.md": "学会注意",
+    "induction-heads.md": "归纳头",
 }
 LINK_TITLES_ZH.update({f"debugging.md#{a}": "调试注意力" for a in DEBUGGING_ANCHORS})
 LINK_TITLES_ZH.update({"rotary.md": "旋转位置编码", "kv-heads.md": "更少的键头和值头"})

@@ -669,6 +669,33 @@ CHINESE = {
     "cross weights (h, 1, L_k)": "交叉注意力权重 (h, 1, L_k)",
     # claims (the summary figure's axis; its topics and verdicts are translated with the claims inventory)
     "number of claims": "论断数量",
+    # induction heads
+    "parameter": "参数",
+    "pos": "位置",
+    "unembed": "反嵌入",
+    "{} layers": "{} 层",
+    "{} layer": "{} 层",
+    "{} layers, layer {} head {} off": "{} 层，关闭第 {} 层的头 {}",
+    "loss on repeats": "重复部分的损失",
+    "loss on the rest": "其余部分的损失",
+    "repeat accuracy": "重复部分的准确率",
+    "previous-token score (layer {})": "前一词元分数（第 {} 层）",
+    "induction score (last layer)": "归纳分数（最后一层）",
+    "{} layers, fixed period": "{} 层，固定周期",
+    "{} layers, fixed period, on its own period": "{} 层，固定周期，在它自己的周期上",
+    "switched off": "关闭的头",
+    "previous-token score": "前一词元分数",
+    "induction score": "归纳分数",
+    "nothing": "不关闭",
+    "layer {}, head {}": "第 {} 层，头 {}",
+    "layer {}, both heads": "第 {} 层，两个头",
+    "layer {}, head {}: previous-token": "第 {} 层，头 {}：前一词元",
+    "layer {}, head {}: induction": "第 {} 层，头 {}：归纳",
+    "score (mean attention weight)": "分数（平均注意力权重）",
+    "loss on repeated tokens": "重复词元上的损失",
+    "before, step {}: layer {}, head {}": "跳变前，第 {} 步：第 {} 层，头 {}",
+    "during, step {}: layer {}, head {}": "跳变中，第 {} 步：第 {} 层，头 {}",
+    "after, step {}: layer {}, head {}": "跳变后，第 {} 步：第 {} 层，头 {}",
 }
 
 # Words that stay as written in Chinese technical text: library, model and function names.
