@@ -7,10 +7,10 @@ nbytes, then compare with 2 * layers * h_kv * d_head * 2 bytes and with the
 multi-head cache the same model would keep with h_kv = h. DeepSeek-V2's
 multi-head latent attention keeps one latent of d_c numbers and one rotary key
 of d_rope numbers per layer instead. Sources, exactly:
-- Llama 2 70B: meta-llama/Llama-2-70b-hf, config.json: num_hidden_layers 80, num_attention_heads 64,
-  num_key_value_heads 8, hidden_size 8192 (d_head = 8192 / 64).
-- Llama 3 8B: meta-llama/Meta-Llama-3-8B, config.json: num_hidden_layers 32, num_attention_heads 32,
-  num_key_value_heads 8, hidden_size 4096.
+- Llama 2 70B: meta-llama/llama-models, models/sku_list.py, model_args of meta_llama2_70b: dim 8192,
+  n_layers 80, n_heads 64, n_kv_heads 8 (d_head = 8192 / 64).
+- Llama 3 8B: meta-llama/llama-models, models/sku_list.py, model_args of meta_llama3_8b: dim 4096,
+  n_layers 32, n_heads 32, n_kv_heads 8 (d_head = 4096 / 32).
 - Mistral 7B: Jiang et al. 2023, "Mistral 7B", Table 1: n_layers 32, n_heads 32, n_kv_heads 8, head_dim 128.
 - DeepSeek-V2: DeepSeek-AI 2024, "DeepSeek-V2", section 3.1.2: 60 layers, n_h = 128 heads, d_h = 128,
   d_c = 512, d_h^R = 64.

@@ -1,10 +1,12 @@
 """Grouped-query attention: query heads share key/value heads; one group per head is multi-head, one group is MQA.
 
 grouped_query_attention(q, k, v) takes h query heads and h_kv key/value heads;
-query head i reads key/value head i // (h / h_kv) (Ainslie et al. 2023, section
-2.2). We check both ends exactly: with h_kv = h it is multi-head attention,
-with h_kv = 1 it is multi-query attention (Shazeer 2019), where every query head
-attends over the same keys and values.
+query head i reads key/value head i // (h / h_kv): h_kv groups of consecutive
+query heads, each sharing one key/value head (Ainslie et al. 2023, section 2.2,
+define the groups; the consecutive order is this project's convention). We check
+both ends exactly: with h_kv = h it is multi-head attention, with h_kv = 1 it is
+multi-query attention (Shazeer 2019), where every query head attends over the
+same keys and values.
 """
 
 import sys

@@ -1,8 +1,9 @@
 """Turn a multi-head checkpoint into a grouped one by mean-pooling key and value heads, and measure the error.
 
-Ainslie et al. 2023 (section 2.1) convert a multi-head checkpoint by mean-pooling
-the key and value projection matrices of the heads in each group, then train
-for a few more steps ("uptraining"). Here only the first step, on an untrained
+Ainslie et al. 2023 (sections 2.1 and 2.2) convert a multi-head checkpoint by
+mean-pooling the key and value projection matrices of the heads in each group,
+then train for a proportion alpha of the original pre-training steps
+("uptraining"; alpha = 0.05 in their section 3.1). Here only the first step, on an untrained
 layer: how far the output moves before any training, for each number of groups,
 when the heads are independent and when they are near copies of one another.
 """

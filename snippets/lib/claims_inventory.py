@@ -746,10 +746,12 @@ CLAIMS = [
      "with the same outputs.", FAILS,
      "Before any training, pooling 8 heads into 1 moves an untrained layer's output by "
      "{{ kv_heads.mean_pool.independent_1 }} of its size ({{ kv_heads.mean_pool.copies_1 }} for near-copies). Ainslie et "
-     "al. 2023 (section 2.1) train again for 5% of the pre-training steps.", "kv-heads.md",
+     "al. 2023 (sections 2.1 and 2.2) train again afterwards, for 5% of the pre-training steps in their experiments "
+     "(α = 0.05, section 3.1).", "kv-heads.md",
      "对多头检查点的键/值头做平均池化，就得到一个输出相同的分组查询模型。",
      "未经任何训练时，把 8 个头池化成 1 个，会让一个未训练层的输出移动其大小的 {{ kv_heads.mean_pool.independent_1 }}"
-     "（近似副本时为 {{ kv_heads.mean_pool.copies_1 }}）。Ainslie 等人 2023（第 2.1 节）之后还要再训练预训练步数的 5%。"),
+     "（近似副本时为 {{ kv_heads.mean_pool.copies_1 }}）。Ainslie 等人 2023（第 2.1 节和第 2.2 节）之后还要再训练，"
+     "他们的实验取预训练步数的 5%（α = 0.05，第 3.1 节）。"),
     ("G-30", "common", "heads", "Multi-head latent attention must rebuild every cached key and value at every step.",
      FAILS,
      "W_UK folds into the query and W_UV into W_O: the absorbed scores match the expanded ones to "

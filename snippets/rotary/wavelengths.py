@@ -7,8 +7,9 @@ width. The angles are the same numbers; what differs is where they act (added to
 the embeddings there, rotating q and k here). A larger base stretches the slow
 pairs: Llama 2 uses base 10000 (theta=10000.0 in precompute_freqs_cis, model.py of
 meta-llama/llama) with a 4096-token context (Touvron et al. 2023, Table 1: 4k);
-Llama 3 8B uses 500000 with 8192 (rope_theta and max_position_embeddings in
-meta-llama/Meta-Llama-3-8B's config.json).
+Llama 3 8B uses 500000 (rope_theta 500000.0 in the model_args of meta_llama3_8b,
+models/sku_list.py of meta-llama/llama-models) with an 8192-token context
+(MODEL_CARD.md of meta-llama/llama3: context length 8k).
 """
 
 import sys
