@@ -6,7 +6,8 @@ float16 as the checkpoints are published) for one position and add up their
 nbytes, then compare with 2 * layers * h_kv * d_head * 2 bytes and with the
 multi-head cache the same model would keep with h_kv = h. DeepSeek-V2's
 multi-head latent attention keeps one latent of d_c numbers and one rotary key
-of d_rope numbers per layer instead. Sources, exactly:
+of d_rope numbers per layer instead. Sources, exactly (the two Llama rows as read in
+meta-llama/llama-models at commit 084b88e939e954d2851ee28f96398ca54aa8f8f9):
 - Llama 2 70B: meta-llama/llama-models, models/sku_list.py, model_args of meta_llama2_70b: dim 8192,
   n_layers 80, n_heads 64, n_kv_heads 8 (d_head = 8192 / 64).
 - Llama 3 8B: meta-llama/llama-models, models/sku_list.py, model_args of meta_llama3_8b: dim 4096,

@@ -8,8 +8,8 @@ the embeddings there, rotating q and k here). A larger base stretches the slow
 pairs: Llama 2 uses base 10000 (theta=10000.0 in precompute_freqs_cis, model.py of
 meta-llama/llama) with a 4096-token context (Touvron et al. 2023, Table 1: 4k);
 Llama 3 8B uses 500000 (rope_theta 500000.0 in the model_args of meta_llama3_8b,
-models/sku_list.py of meta-llama/llama-models) with an 8192-token context
-(MODEL_CARD.md of meta-llama/llama3: context length 8k).
+models/sku_list.py of meta-llama/llama-models, commit 084b88e9) with an 8192-token context
+(MODEL_CARD.md of meta-llama/llama3: context length "8k", read here as 8192).
 """
 
 import sys
