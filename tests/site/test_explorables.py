@@ -183,7 +183,7 @@ CHECKS = {"softmax": check_softmax, "scaled-dot-product": check_scaled_dot_produ
 
 def viridis_close(fill, weight):
     rgb = [int(c) for c in fill.removeprefix("rgb(").removesuffix(")").split(",")]
-    expected = [round(255 * c) for c in matplotlib.colormaps["viridis"](weight)[:3]]
+    expected = [round(255 * c) for c in matplotlib.colormaps["viridis"](float(weight))[:3]]
     return max(abs(a - b) for a, b in zip(rgb, expected)) <= 3  # matplotlib's 256 colours, the page's 17 stops
 
 
@@ -244,6 +244,13 @@ def test_explorable_matches_the_core_at_random_settings(page, base_url, name, ed
 # ---------------------------------------------------------------- the figure of record
 
 
+FIRST = {
+    "softmax": {"temperature": 1, "scale": True}, "scaled-dot-product": {"d_k": 64, "scaled": False, "seed": 0},
+    "masks": {"mask": "padding", "sentence": "b", "query": 1}, "positional-encoding": {"d_model": 16, "base": 10000},
+    "multi-head": {"h": 2, "causal": True},
+}
+
+
 def published(path):
     return {name: entry["text"] for name, entry in json.loads((GENERATED / path / "values.json").read_text()).items()}
 
@@ -281,6 +288,7 @@ def figure_numbers(name, state):
 def test_explorable_opens_at_the_figure_of_record(page, base_url, name, edition):
     element = open_explorable(page, base_url, f"{edition}{EXPLORABLES[name]}/", name)
     state = element.evaluate("(el) => window.explorables.get(el).state()")
+    assert state["params"] == FIRST[name]  # the setting each page says it opens at
     shown, figure = figure_numbers(name, state)
     assert shown == figure
     figures_above = element.evaluate(
@@ -309,7 +317,7 @@ BAD = {  # name: [(params, words the error must contain)]
                            ({"seed": -1}, ["seed", "[0, 1000]"])],
     "masks": [({"mask": "future"}, ["mask", "none", "causal", "padding", "both"]), ({"query": 7}, ["query", "[0, 6]"]),
               ({"sentence": 1}, ["sentence"])],
-    "positional-encoding": [({"d_model": 7}, ["d_model", "even"]), ({"base": 5}, ["base", "[10, 1000000]"]),
+    "positional-encoding": [({"d_model": 7}, ["d_model", "even"]), ({"d_model": 514}, ["d_model", "[2, 512]"]), ({"base": 5}, ["base", "[10, 1000000]"]),
                             ({"d_model": None}, ["d_model"])],
     "multi-head": [({"h": 3}, ["h", "[1,2,4,8]"]), ({"causal": 1}, ["causal", "true or false"]),
                    ({"heads": 2}, ["heads", "h, causal"])],
