@@ -113,6 +113,10 @@ def audit(url, fonts):
     if result.returncode != 0:
         sys.exit(f"lighthouse failed on {url}:\n{result.stderr[-2000:]}")
     report = json.loads(result.stdout)
+    unscored = [name for name, category in report["categories"].items() if category["score"] is None]
+    if unscored:  # Lighthouse exits 0 but gives no score when the page failed to load or paint in time
+        problem = report.get("runtimeError", {}).get("message", "no runtime error reported")
+        sys.exit(f"lighthouse gave {url} no {' or '.join(unscored)} score: {problem}")
     return report, {name: round(100 * category["score"]) for name, category in report["categories"].items()}
 
 

@@ -137,6 +137,22 @@ def causal_mask(n):
     return np.tril(np.ones((int(n), int(n)), dtype=bool))
 
 
+# --8<-- [start:sliding-window-mask]
+def sliding_window_mask(n, window):
+    """(n, n) boolean mask, True where i - window < j <= i: query i sees at most ``window`` keys, itself included.
+
+    ``window`` >= n gives the causal mask; ``window`` = 1 lets every position see only itself.
+    """
+    if int(n) != n or n < 1:
+        raise ValueError(f"sliding_window_mask needs a positive whole number of positions, got n = {n!r}")
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        raise ValueError(f"the window must be a whole number of keys >= 1 (the query itself counts), got {window!r}")
+    i = np.arange(int(n))[:, None]  # (n, 1): query positions
+    j = np.arange(int(n))[None, :]  # (1, n): key positions
+    return (j <= i) & (j > i - window)  # (n, n)
+# --8<-- [end:sliding-window-mask]
+
+
 def padding_mask(lengths, n):
     """(B, 1, n) boolean mask, False for key positions >= lengths[b] (padding)."""
     lengths = np.asarray(lengths)

@@ -1011,6 +1011,83 @@ CLAIMS = [
      "LLMs.", UNCHECKED, "Rhetoric.", "",
      "理解了自注意力，你就掌握了所有大语言模型。",
      "修辞。"),
+    # ---------------------------------------------------------------- attention in today's models (sliding window, cross)
+    ("G-07", "common", "masks", "With sliding-window attention a token can never use information from beyond its "
+     "window.", only_when("the model has one layer", "模型只有一层"),
+     "In a stack the reach grows by W − 1 per layer: with W = {{ sliding_window.receptive_field.window }}, changing an "
+     "input {{ sliding_window.receptive_field.last_layer_reach }} positions back changes the output after "
+     "{{ sliding_window.receptive_field.n_layers }} layers (measured by changing each input in turn).",
+     "sliding-window.md",
+     "使用滑动窗口注意力时，一个词元永远用不到窗口之外的信息。",
+     "在堆叠中，每多一层回溯范围就增加 W − 1：W = {{ sliding_window.receptive_field.window }} 时，改变 "
+     "{{ sliding_window.receptive_field.last_layer_reach }} 个位置之前的输入，会改变 "
+     "{{ sliding_window.receptive_field.n_layers }} 层之后的输出（依次改变每个输入测得）。"),
+    ("G-08", "common", "masks", "Mistral 7B's 32 layers with a window of 4096 give a theoretical attention span of "
+     "about 131K tokens.", HOLDS,
+     "Jiang et al. 2023, Table 1 (32 layers, window_size 4096) and §2: \"approximately 131K tokens\". "
+     "{{ sliding_window.memory.mistral_span_paper }} with the paper's window i − W … i, "
+     "{{ sliding_window.memory.mistral_span }} with a window that counts the query itself.", "sliding-window.md",
+     "Mistral 7B 有 32 层、窗口为 4096，理论注意力跨度约为 131K 个词元。",
+     "Jiang 等人 2023，表 1（32 层，`window_size` 为 4096）和 §2：“约 131K 个词元”。按论文的窗口 i − W … i 为 "
+     "{{ sliding_window.memory.mistral_span_paper }}，窗口把查询自己算在内时为 "
+     "{{ sliding_window.memory.mistral_span }}。"),
+    ("G-09", "common", "cost", "A rolling-buffer KV cache of W slots gives exactly the outputs of full attention "
+     "under the window mask.", only_when("each chunk attends before it is written into the buffer",
+                                         "每个块先计算注意力、再写入缓冲区"),
+     "Attend-then-store matches for every chunk size (error {{ sliding_window.rolling_cache.max_error_rolling }}); "
+     "store-then-attend is right only for chunks of {{ sliding_window.rolling_cache.bug_free_chunks }} and wrong "
+     "by at least {{ sliding_window.rolling_cache.smallest_bug_error }} for every prefill longer than one token.",
+     "sliding-window.md",
+     "有 W 个槽位的滚动缓冲区 KV 缓存，给出的输出与窗口掩码下的完整注意力完全相同。",
+     "先注意、再存入：每种块大小都一致（误差 {{ sliding_window.rolling_cache.max_error_rolling }}）；先存入、再注意："
+     "只有块大小为 {{ sliding_window.rolling_cache.bug_free_chunks }} 时正确，预填充块只要长于一个词元，就至少错 "
+     "{{ sliding_window.rolling_cache.smallest_bug_error }}。"),
+    ("G-10", "common", "cost", "Mistral 7B's rolling buffer cuts the cache memory 8x on a sequence of 32k "
+     "tokens.", HOLDS,
+     "Jiang et al. 2023, §2 (\"reduces the cache memory usage by 8x\"): every layer caches W = "
+     "{{ sliding_window.memory.mistral_window }} of {{ sliding_window.memory.mistral_length }} positions, "
+     "{{ sliding_window.memory.mistral_fraction }}; the count of positions predicts a real cache's `nbytes`.",
+     "sliding-window.md",
+     "在 32k 个词元的序列上，Mistral 7B 的滚动缓冲区把缓存内存降为原来的 1/8。",
+     "Jiang 等人 2023，§2（原文：“reduces the cache memory usage by 8x”）：每一层只缓存 "
+     "{{ sliding_window.memory.mistral_length }} 个位置中的 W = "
+     "{{ sliding_window.memory.mistral_window }} 个，即 {{ sliding_window.memory.mistral_fraction }}；按位置数算出的"
+     "结果与真实缓存的 `nbytes` 一致。"),
+    ("G-11", "common", "cost", "Interleaving local and global layers, as Gemma 2 does, saves as much KV-cache memory "
+     "as a window in every layer.", FAILS,
+     "At Gemma 2's {{ sliding_window.memory.gemma2_span }} tokens with window {{ sliding_window.memory.gemma2_window }} "
+     "(Gemma Team 2024, §2) the alternating stack keeps {{ sliding_window.memory.gemma2_ratio }} of the full cache, "
+     "windowing every layer would keep {{ sliding_window.memory.gemma2_all_local_ratio }}.", "sliding-window.md",
+     "像 Gemma 2 那样让局部层与全局层交替，省下的 KV 缓存内存与每层都用窗口一样多。",
+     "在 Gemma 2 的 {{ sliding_window.memory.gemma2_span }} 个词元、窗口 {{ sliding_window.memory.gemma2_window }} 下"
+     "（Gemma Team 2024，§2），交替的堆叠保留完整缓存的 {{ sliding_window.memory.gemma2_ratio }}，每层都用窗口则保留 "
+     "{{ sliding_window.memory.gemma2_all_local_ratio }}。"),
+    ("G-12", "common", "masks", "In cross-attention the decoder's queries need a causal mask over the source "
+     "sentence.", FAILS,
+     cite("§3.2.3: encoder-decoder attention \"allows every position in the decoder to attend over all positions in "
+     "the input sequence\". Only the padding mask applies: the first target word has weight on every source word "
+     "in every head ({{ cross_attention.attend.first_query_sees_whole_source }}), the pad keys get "
+     "{{ cross_attention.attend.max_pad_weight }}."), "cross-attention.md",
+     "在交叉注意力中，解码器的查询需要对源句子使用因果掩码。",
+     "Vaswani 等人 2017，§3.2.3：编码器–解码器注意力“使解码器中的每个位置都能关注输入序列中的所有位置”。只需要填充"
+     "掩码：第一个目标词在每个头中都给每个源词一些权重（{{ cross_attention.attend.first_query_sees_whole_source }}），"
+     "填充键得到 {{ cross_attention.attend.max_pad_weight }}。"),
+    ("G-13", "common", "qkv", "In cross-attention the queries come from the encoder and the keys and values from "
+     "the decoder.", FAILS,
+     cite("§3.2.3: \"the queries come from the previous decoder layer, and the memory keys and values come from the "
+     "output of the encoder\"."), "cross-attention.md",
+     "在交叉注意力中，查询来自编码器，键和值来自解码器。",
+     "Vaswani 等人 2017，§3.2.3：“查询来自前一个解码器层，而记忆中的键和值来自编码器的输出”。"),
+    ("G-14", "common", "cost", "A decoder must recompute the cross-attention keys and values at every generation "
+     "step.", FAILS,
+     "They depend only on the encoder's output: projected once, reused by all {{ cross_attention.decode.l_q }} "
+     "steps, the steps equal one call on the whole target to {{ cross_attention.decode.max_error }}. Once costs "
+     "{{ cross_attention.decode.projections_once }} multiply-adds, every step "
+     "{{ cross_attention.decode.projections_every_step }}.", "cross-attention.md",
+     "解码器在生成的每一步都必须重新计算交叉注意力的键和值。",
+     "它们只取决于编码器的输出：投影一次，{{ cross_attention.decode.l_q }} 步全都重复使用，逐步计算与对整个目标序列的"
+     "一次调用相差 {{ cross_attention.decode.max_error }}。投影一次需要 {{ cross_attention.decode.projections_once }} "
+     "次乘加，每步都重做则需要 {{ cross_attention.decode.projections_every_step }} 次。"),
 ]
 TOPICS = {
     "why": "Why attention, and the paper",
@@ -1047,6 +1124,8 @@ LINK_TITLES_ZH = {
     "training.md": "学会注意",
 }
 LINK_TITLES_ZH.update({f"debugging.md#{a}": "调试注意力" for a in DEBUGGING_ANCHORS})
+LINK_TITLES.update({"sliding-window.md": "Sliding window", "cross-attention.md": "Cross-attention"})
+LINK_TITLES_ZH.update({"sliding-window.md": "滑动窗口注意力", "cross-attention.md": "交叉注意力"})
 HEADER = {"en": ["ID", "Claim (source)", "Verdict", "Evidence"], "zh": ["编号", "论断（出处）", "判定", "证据"]}
 
 

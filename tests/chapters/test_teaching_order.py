@@ -27,6 +27,7 @@ IDEAS = {
     "the causal mask": (re.compile(r"causal mask", re.IGNORECASE), "masks.md"),
     "heads": (re.compile(r"\bheads?\b|d_\{?\\text\{head\}|d_head"), "multi-head.md"),
     "the backward pass": (re.compile(r"backward pass", re.IGNORECASE), "backward.md"),
+    "the KV cache": (re.compile(r"\bKV[ -]cache", re.IGNORECASE), "kv-cache.md"),
 }
 
 
@@ -146,7 +147,7 @@ SYMBOLS = {widths(row[0]).pop() if widths(row[0]) else row[0].strip("$") for row
 
 
 def test_the_notation_table_defines_the_papers_symbols():
-    assert SYMBOLS == {"L", "B", "V", "d_model", "d_k", "d_v", "h", "d_head", "d_ff"}
+    assert SYMBOLS == {"L", "L_q", "L_k", "B", "V", "d_model", "d_k", "d_v", "h", "d_head", "d_ff"}
 
 
 @pytest.mark.claim("Every width symbol d_... on the site is one of the notation table's symbols",

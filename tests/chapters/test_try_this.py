@@ -215,6 +215,25 @@ def kv_more_heads(run):
     assert run.values["max_error_vs_full"] < 1e-12 and run.values["max_weight_error"] < 1e-12
 
 
+def window_reach_4(run):
+    assert run.values["window"] == 4 and run.values["reach_is_layers_times_window_minus_one"]
+    rows = run.table("reach")
+    assert [int(r["farthest input back"]) for r in rows] == [n * 3 for n in range(1, len(rows) + 1)]
+    assert all(r["farthest input back"] == r["layers x (window - 1)"] for r in rows)
+
+
+def window_as_causal(run):
+    assert run.values["window"] == run.values["n_tokens"] == 7
+    assert run.values["keys_per_row"] == list(range(1, 8)) and run.values["last_causal_weight_outside"] == 0.0
+    assert run.values["first_rows_equal_causal"]  # all 7 rows: the two heatmaps are the same
+
+
+def cross_no_padding(run):
+    assert run.values["l_k"] == run.values["source_2_length"] == 7 and "<pad>" not in run.values["source_2"]
+    assert run.values["first_query_sees_whole_source"] and run.values["rows_sum_to_one"]
+    assert run.values["min_weight"] > 0
+
+
 def train_other_seed(run, tmp_path, edits):
     assert run.values["final_loss"] != published("training/reference")["final_loss"]  # another seed, other numbers
     again = run_edited(edits, "snippets/training/reference.py", tmp_path / "again")
@@ -241,6 +260,9 @@ CHECKS = {
     "layer-pad-row": layer_pad_row,
     "train-other-seed": train_other_seed,
     "sdpa-sigma-2": lambda run: None,  # the code block asserts what the page says
+    "window-reach-4": window_reach_4,
+    "window-as-causal": window_as_causal,
+    "cross-no-padding": cross_no_padding,
 }
 
 

@@ -11,6 +11,7 @@ from lib.attention import (
     padding_mask,
     scaled_dot_product_attention,
     sinusoidal_positions,
+    sliding_window_mask,
     softmax,
     split_heads,
 )
@@ -188,3 +189,68 @@ def test_bad_input_raises_value_error_naming_the_shapes(call, words):
         call()
     for word in words:
         assert word in str(info.value)
+
+
+# ---------------------------------------------------------------- sliding windows and two sequences (L_q != L_k)
+
+
+def window_oracle(n, window):
+    """The window rule written out: query i may attend to key j when i - window < j <= i."""
+    return [[i - window < j <= i for j in range(n)] for i in range(n)]
+
+
+@pytest.mark.claim("sliding_window_mask(n, W) is True exactly where i - W < j <= i, for every n <= 9 and W <= 10",
+                   zh="对每个 n <= 9、W <= 10，sliding_window_mask(n, W) 恰好在 i - W < j <= i 处为 True")
+def test_sliding_window_mask_against_the_rule():
+    for n in range(1, 10):
+        for window in range(1, 11):
+            mask = sliding_window_mask(n, window)
+            assert mask.dtype == bool and mask.shape == (n, n)
+            assert mask.tolist() == window_oracle(n, window), (n, window)
+
+
+def test_a_window_as_long_as_the_sequence_is_the_causal_mask():
+    np.testing.assert_array_equal(sliding_window_mask(6, 6), causal_mask(6))
+    np.testing.assert_array_equal(sliding_window_mask(6, 1), np.eye(6, dtype=bool))
+    assert sliding_window_mask(4, np.int64(2)).sum() == 7  # NumPy integers are whole numbers too
+
+
+@pytest.mark.parametrize("window", [0, -1, 2.5, 2.0, True, "3", None])
+def test_sliding_window_mask_refuses_a_window_that_is_not_a_positive_whole_number(window):
+    with pytest.raises(ValueError, match="window must be a whole number of keys >= 1"):
+        sliding_window_mask(5, window)
+
+
+@pytest.mark.parametrize("n", [0, -2, 2.5])
+def test_sliding_window_mask_refuses_a_bad_length(n):
+    with pytest.raises(ValueError, match="positive whole number of positions"):
+        sliding_window_mask(n, 2)
+
+
+@pytest.mark.claim("scaled_dot_product_attention equals the loop oracle when queries and keys have different lengths, "
+                   "with an (L_q, L_k) mask and with a (B, 1, L_k) padding mask",
+                   zh="查询与键的长度不同时，无论用 (L_q, L_k) 掩码还是 (B, 1, L_k) 填充掩码，scaled_dot_product_attention "
+                      "都等于循环实现")
+@pytest.mark.parametrize("lq,lk", [(1, 5), (4, 7), (6, 2)])
+def test_rectangular_attention_with_both_mask_shapes(lq, lk):
+    q, k, v = rng.normal(size=(2, lq, 4)), rng.normal(size=(2, lk, 4)), rng.normal(size=(2, lk, 3))
+    allowed = rng.random((lq, lk)) < 0.7
+    output, weights = scaled_dot_product_attention(q, k, v, allowed)
+    assert weights.shape == (2, lq, lk) and output.shape == (2, lq, 3)
+    lengths = np.array([lk, max(1, lk - 2)])
+    padded_out, padded_w = scaled_dot_product_attention(q, k, v, padding_mask(lengths, lk))  # (B, 1, L_k)
+    for b in range(2):
+        want_out, want_w = oracle_attention(q[b].tolist(), k[b].tolist(), v[b].tolist(), allowed.tolist())
+        np.testing.assert_allclose(output[b], want_out, atol=1e-12)
+        np.testing.assert_allclose(weights[b], want_w, atol=1e-12)
+        keep = [[j < lengths[b] for j in range(lk)] for _ in range(lq)]
+        want_out, want_w = oracle_attention(q[b].tolist(), k[b].tolist(), v[b].tolist(), keep)
+        np.testing.assert_allclose(padded_out[b], want_out, atol=1e-12)
+        np.testing.assert_allclose(padded_w[b], want_w, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(7, 4), (4, 6), (3, 1, 7), (2, 4, 7, 1)])
+def test_a_mask_of_the_wrong_shape_names_both_shapes(shape):
+    q, k, v = np.ones((2, 4, 3)), np.ones((2, 7, 3)), np.ones((2, 7, 3))
+    with pytest.raises(ValueError, match=rf"mask of shape \({shape[0]}, .*does not broadcast to the scores' shape \(2, 4, 7\)"):
+        scaled_dot_product_attention(q, k, v, np.ones(shape, dtype=bool))

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from lib.attention import scaled_dot_product_attention, softmax
+from lib.attention import causal_mask, scaled_dot_product_attention, sliding_window_mask, softmax
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 extreme = st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False) | st.just(-np.inf)
@@ -112,3 +112,32 @@ def test_an_empty_key_set_gives_a_zero_output(lq):
     assert weights.shape == (lq, 0) and output.shape == (lq, 5)
     assert (output == 0.0).all()
     assert softmax(np.empty((2, 0))).shape == (2, 0)
+
+
+@given(st.integers(1, 40), st.integers(1, 50))
+@pytest.mark.claim("A sliding-window mask gives row i exactly min(i + 1, W) keys, all within the causal mask, and a "
+                   "wider window keeps every key a narrower one keeps, over 1000 random cases",
+                   zh="在 1000 个随机用例中，滑动窗口掩码都恰好给第 i 行 min(i + 1, W) 个键，全部落在因果掩码之内，"
+                      "而且更宽的窗口保留较窄窗口保留的每个键")
+def test_sliding_window_rows_hold_min_i_plus_1_w_keys(n, window):
+    mask = sliding_window_mask(n, window)
+    rows = np.arange(n)
+    np.testing.assert_array_equal(mask.sum(axis=1), np.minimum(rows + 1, window))
+    assert not (mask & ~causal_mask(n)).any()  # never a future key
+    assert mask[rows, rows].all()  # every query sees itself
+    assert not (mask & ~sliding_window_mask(n, window + 1)).any()
+
+
+@given(qkv_and_mask(), st.integers(1, 4))
+@pytest.mark.claim("With L_q != L_k, a (B, 1, L_k) mask gives every batch row the weights of its own (L_q, L_k) mask, "
+                   "over 1000 random cases",
+                   zh="在 1000 个随机用例中，L_q != L_k 时，(B, 1, L_k) 掩码都给每个批量行它自己的 (L_q, L_k) 掩码下的权重")
+def test_a_per_sentence_key_mask_broadcasts_over_queries(case, batch):
+    q, k, v, _ = case
+    lk = k.shape[0]
+    keep = (np.arange(lk)[None, :] < np.arange(batch, 0, -1)[:, None] * lk // batch)[:, None, :]  # (B, 1, L_k)
+    qb, kb, vb = (np.broadcast_to(a, (batch, *a.shape)) for a in (q, k, v))
+    _, weights = scaled_dot_product_attention(qb, kb, vb, keep)  # (B, L_q, L_k)
+    for b in range(batch):
+        _, alone = scaled_dot_product_attention(q, k, v, np.broadcast_to(keep[b], (q.shape[0], lk)))
+        np.testing.assert_array_equal(weights[b], alone)

@@ -240,6 +240,29 @@ def test_pages_with_tables_and_math_do_not_jump_while_they_load(browser, base_ur
     assert sum(score for score, _, _ in shifts) < 0.01, shifts
 
 
+SKIPPED_AND_HEADINGS = """() => {
+  const skipped = (element) => getComputedStyle(element).contentVisibility !== 'visible';
+  const headings = [...document.querySelectorAll('.md-sidebar--secondary .md-nav__link[href^="#"]')]
+    .map((link) => document.getElementById(decodeURIComponent(link.hash.slice(1))));
+  const inSkipped = headings.filter((heading) => { for (let e = heading; e; e = e.parentElement) if (skipped(e)) return true; return false; });
+  return {headings: headings.length, inSkipped: inSkipped.map((heading) => heading.id),
+          skipped: [...document.querySelectorAll('.md-content__inner *')].filter(skipped).length};
+}"""
+
+
+@pytest.mark.parametrize("path", ["positional-encoding/", "notebooks/positional-encoding/", "zh/notebooks/full-layer/",
+                                  "notebooks/claims/"])
+def test_long_pages_skip_blocks_off_screen_but_never_a_heading(page, base_url, path):
+    """Blocks far down a long page are skipped until they come near the screen (content-visibility, site.css), but
+    no heading is inside one: Material's table-of-contents spy reads every heading's position on load, and each
+    heading inside a skipped block made the browser lay that block out there and then (five full layouts in one
+    task on the positional-encoding notebook, Lighthouse's blocking time)."""
+    page.goto(base_url + path, wait_until="load")
+    found = page.evaluate(SKIPPED_AND_HEADINGS)
+    assert found["headings"] >= 3 and found["skipped"] >= 10, found
+    assert found["inSkipped"] == []
+
+
 # KaTeX names its font files <family>-<variant>; the variant gives the weight and style the browser asks for.
 FONT_FACES = {"Regular": "400 normal", "Bold": "700 normal", "Italic": "400 italic", "BoldItalic": "700 italic"}
 

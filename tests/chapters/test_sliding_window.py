@@ -1,0 +1,214 @@
+"""The sliding-window chapter: the rolling-buffer cache equals windowed attention for every prefill chunk (and the
+trimming bug fails the same test), the receptive field grows by W - 1 per layer, and the memory figures are right.
+
+The oracle is written from the definitions: per head, plain loops over queries and keys with the window rule
+i - W < j <= i (tests/support.py's loop attention), the heads concatenated and multiplied by W_o.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import flat_page, oracle_attention, published, published_table, run_snippet
+
+from lib.attention import multi_head_attention, sliding_window_mask
+from lib.window_cache import RollingKVCache, attend_chunk, attend_chunk_trimmed_first, decode_in_chunks
+
+LENGTH, D_MODEL, N_HEADS, WINDOW = 11, 8, 2, 3
+
+
+def windowed_layer_oracle(x, w_q, w_k, w_v, w_o, n_heads, window):
+    """One multi-head layer under the window, head by head through the loop oracle."""
+    length, d_model = x.shape
+    d_head = d_model // n_heads
+    allowed = [[i - window < j <= i for j in range(length)] for i in range(length)]
+    heads = []
+    for head in range(n_heads):
+        cols = slice(head * d_head, (head + 1) * d_head)
+        out, _ = oracle_attention((x @ w_q[:, cols]).tolist(), (x @ w_k[:, cols]).tolist(),
+                                  (x @ w_v[:, cols]).tolist(), allowed)
+        heads.append(np.array(out))
+    return np.hstack(heads) @ w_o
+
+
+@pytest.fixture(scope="module")
+def layer():
+    rng = np.random.default_rng(21)
+    weights = rng.normal(scale=D_MODEL**-0.5, size=(4, D_MODEL, D_MODEL))
+    x = rng.normal(size=(LENGTH, D_MODEL))
+    return x, weights, windowed_layer_oracle(x, *weights, N_HEADS, WINDOW)
+
+
+@pytest.mark.claim("Decoding with a rolling-buffer KV cache (attend, then store) equals full attention under the window "
+                   "mask for every prefill chunk size; storing first fails for every chunk longer than one token",
+                   zh="用滚动缓冲区 KV 缓存解码（先注意、再存入），对每种预填充块大小都等于窗口掩码下的完整注意力；"
+                      "先存入的写法在每个长于一个词元的块上都失败")
+@pytest.mark.parametrize("attend", [attend_chunk, attend_chunk_trimmed_first], ids=["attend-then-store", "trim-first"])
+@pytest.mark.parametrize("chunk", range(1, LENGTH + 2))
+def test_rolling_cache_equals_windowed_attention_for_every_chunk(layer, attend, chunk):
+    x, weights, expected = layer
+    got, cache = decode_in_chunks(x, *weights, N_HEADS, WINDOW, chunk, attend)
+    matches = np.allclose(got, expected, rtol=0, atol=1e-12)
+    if attend is attend_chunk_trimmed_first and chunk > 1:
+        assert not matches, "the trimming bug must fail the equality test for a prefill longer than one token"
+    else:
+        assert matches, f"chunk {chunk}: max error {np.abs(got - expected).max():.2e}"
+    assert cache.k.shape == (N_HEADS, WINDOW, D_MODEL // N_HEADS)  # never more than W slots
+    assert sorted(cache.positions.tolist()) == list(range(LENGTH - WINDOW, LENGTH))
+
+
+def test_a_prefill_then_single_steps_equals_windowed_attention(layer):
+    """A prompt of 7 in one call, then one token per step: the mix a real decoder runs."""
+    x, weights, expected = layer
+    cache = RollingKVCache(N_HEADS, D_MODEL // N_HEADS, WINDOW)
+    w_q, w_k, w_v, w_o = weights
+    outputs = []
+    for start, stop in [(0, 7), *((t, t + 1) for t in range(7, LENGTH))]:
+        x_c = x[start:stop]
+        split = [(x_c @ w).reshape(stop - start, N_HEADS, -1).transpose(1, 0, 2) for w in (w_q, w_k, w_v)]
+        heads = attend_chunk(*split, cache)  # (h, c, d_head)
+        outputs.append(heads.transpose(1, 0, 2).reshape(stop - start, -1) @ w_o)
+    np.testing.assert_allclose(np.vstack(outputs), expected, rtol=0, atol=1e-12)
+
+
+def run_schedule(x, weights, n_heads, window, chunks, attend):
+    """Feed x through the cache in chunks of the given sizes (a prefill, then anything): (L, d_model)."""
+    w_q, w_k, w_v, w_o = weights
+    cache = RollingKVCache(n_heads, x.shape[1] // n_heads, window)
+    outputs, start = [], 0
+    for size in chunks:
+        x_c = x[start : start + size]
+        q, k, v = ((x_c @ w).reshape(size, n_heads, -1).transpose(1, 0, 2) for w in (w_q, w_k, w_v))  # (h, c, d_head)
+        outputs.append(attend(q, k, v, cache).transpose(1, 0, 2).reshape(size, -1) @ w_o)  # (c, d_model)
+        start += size
+    return np.vstack(outputs)
+
+
+@st.composite
+def schedules(draw):
+    window = draw(st.integers(1, 5))
+    chunks = draw(st.lists(st.integers(1, 6), min_size=1, max_size=5))
+    return window, chunks, draw(st.integers(0, 2**32 - 1))
+
+
+@given(schedules())
+@pytest.mark.claim("For any window and any sequence of chunk sizes, the rolling cache equals attention under the window "
+                   "mask, and storing first goes wrong exactly when a chunk of 2 or more ends past the window, over "
+                   "1000 random cases",
+                   zh="在 1000 个随机用例中，对任意窗口和任意块大小序列，滚动缓存都等于窗口掩码下的注意力；先存入的写法恰好在"
+                      "某个不少于 2 个词元的块结束于窗口之外时出错")
+def test_any_chunk_schedule_matches_and_the_bug_shows_exactly_when_a_chunk_overwrites_a_needed_key(case):
+    window, chunks, seed = case
+    rng = np.random.default_rng(seed)
+    length, n_heads = sum(chunks), 2
+    weights = rng.normal(scale=0.5, size=(4, 4, 4))
+    x = rng.normal(size=(length, 4))
+    expected, _ = multi_head_attention(x, *weights, n_heads, sliding_window_mask(length, window))
+    np.testing.assert_allclose(run_schedule(x, weights, n_heads, window, chunks, attend_chunk), expected, atol=1e-12)
+    ends = np.cumsum(chunks)  # a chunk [start, end) overwrites positions start - W .. end - 1 - W
+    overwrites_needed = any(size >= 2 and end > window for size, end in zip(chunks, ends))
+    trimmed = run_schedule(x, weights, n_heads, window, chunks, attend_chunk_trimmed_first)
+    assert np.allclose(trimmed, expected, atol=1e-12) != overwrites_needed
+
+
+def test_the_ring_keeps_the_newest_position_in_each_slot():
+    cache = RollingKVCache(1, 1, 3)
+    cache.write(np.arange(5.0).reshape(1, 5, 1), -np.arange(5.0).reshape(1, 5, 1))  # a chunk longer than the ring
+    k, v, held = cache.held()
+    assert held.tolist() == [3, 4, 2] and k[0, :, 0].tolist() == [3.0, 4.0, 2.0] and v[0, :, 0].tolist() == [-3.0, -4.0, -2.0]
+    assert cache.length == 5 and cache.nbytes == 2 * 3 * 8
+
+
+@pytest.mark.parametrize("window", [0, 2.5, True])
+def test_the_cache_and_the_decoder_refuse_bad_sizes(window):
+    with pytest.raises(ValueError, match="window must be a whole number"):
+        RollingKVCache(2, 4, window)
+    with pytest.raises(ValueError, match="chunk must be a whole number"):
+        decode_in_chunks(np.ones((4, 8)), *np.ones((4, 8, 8)), 2, 3, window)
+    with pytest.raises(ValueError, match=r"must both be \(h, c, d_head\) = \(2, c, 4\)"):
+        RollingKVCache(2, 4, 3).write(np.ones((2, 1, 3)), np.ones((2, 1, 3)))
+
+
+def test_the_snippet_table_shows_the_bug_for_every_chunk_longer_than_one():
+    rows = published_table("sliding_window/rolling_cache", "chunks")
+    values = published("sliding_window/rolling_cache")
+    assert [int(r["prefill chunk"]) for r in rows] == list(range(1, values["length"] + 1))
+    assert all(float(r["attend, then store: max error"]) < 1e-12 for r in rows)
+    assert values["bug_free_chunks"] == [1]
+    assert all(int(r["positions the bug gets wrong"]) > 0 for r in rows[1:])
+    assert values["smallest_bug_error"] > 0.1 and values["max_error_rolling"] < 1e-12
+    assert values["cache_slots"] == values["window"]
+    assert values["held_positions"] == " ".join(str(p) for p in range(values["length"] - values["window"], values["length"]))
+
+
+# ---------------------------------------------------------------- the mask on the running example
+
+
+def test_the_window_figure_and_its_text_describe_the_weights():
+    snippet = run_snippet("sliding_window/mask")
+    causal, windowed, window = snippet["causal_weights"], snippet["window_weights"], snippet["window"]
+    n = len(snippet["tokens"])
+    for i in range(n):
+        for j in range(n):
+            if not i - window < j <= i:
+                assert windowed[i, j] == 0.0  # the band: nothing outside the window
+        np.testing.assert_allclose(windowed[i].sum(), 1.0)
+    values = published("sliding_window/mask")
+    assert values["keys_per_row"] == [min(i + 1, window) for i in range(n)]
+    assert values["first_rows_equal_causal"] is True and np.array_equal(causal[:window], windowed[:window])
+    assert values["last_causal_weight_outside"] == pytest.approx(causal[-1, : n - window].sum())
+    assert values["last_token_keys"] == " ".join(snippet["tokens"][n - window :])
+
+
+# ---------------------------------------------------------------- the receptive field
+
+
+def reachable(length, window, n_layers):
+    """reach[n][i][j]: input j can change output i after n + 1 layers, by following the window rule through the
+    stack (the residual path included: a position always reads itself)."""
+    step = [[i - window < j <= i for j in range(length)] for i in range(length)]
+    current, out = step, []
+    for _ in range(n_layers):
+        out.append(current)
+        current = [[any(step[i][m] and current[m][j] for m in range(length)) for j in range(length)]
+                   for i in range(length)]
+    return out
+
+
+@pytest.mark.claim("Through a stack of sliding-window layers, the inputs that change an output are exactly those a "
+                   "path of windows reaches: n (W - 1) positions back after n layers",
+                   zh="在滑动窗口层的堆叠中，能改变一个输出的输入恰好是一串窗口能到达的那些：n 层之后回溯 n (W - 1) 个位置")
+def test_the_measured_receptive_field_is_the_reachable_set():
+    snippet = run_snippet("sliding_window/receptive_field")
+    changes, length, window = snippet["changes"], snippet["length"], snippet["window"]
+    for n, expected in enumerate(reachable(length, window, snippet["n_layers"])):
+        assert changes[n].tolist() == expected, f"after {n + 1} layers"
+    values = published("sliding_window/receptive_field")
+    rows = published_table("sliding_window/receptive_field", "reach")
+    for n, row in enumerate(rows, start=1):
+        assert int(row["farthest input back"]) == n * (values["window"] - 1) == int(row["layers x (window - 1)"])
+        assert int(row["inputs that change the last output"]) == n * (values["window"] - 1) + 1
+    assert values["never_a_future_input"] is True and values["reach_is_layers_times_window_minus_one"] is True
+    assert values["last_layer_reach"] == values["n_layers"] * (values["window"] - 1)
+
+
+# ---------------------------------------------------------------- memory, and the numbers typed on the page
+
+
+def test_the_memory_figures_and_the_citations():
+    values = published("sliding_window/memory")
+    assert values["toy_full_bytes"] == 2 * 2 * values["toy_length"] * 4 * 8  # keys and values, h = 2, d_head = 4
+    assert values["toy_rolling_bytes"] == 2 * 2 * values["toy_window"] * 4 * 8
+    assert values["toy_ratio"] == "1/8" and values["mistral_fraction"] == "1/8"  # the paper's "8x"
+    assert (values["mistral_layers"], values["mistral_window"], values["mistral_length"]) == (32, 4096, 32768)
+    assert values["mistral_span_paper"] == 131_072 and values["mistral_span"] == 131_040  # "approximately 131K"
+    assert (values["gemma2_window"], values["gemma2_span"]) == (4096, 8192)
+    local, full = min(8192, 4096), 8192
+    assert float(values["gemma2_ratio"]) == (local + full) / (2 * full) and float(values["gemma2_all_local_ratio"]) == local / full
+    page = flat_page("sliding-window.md")
+    assert "Jiang et al. 2023, Table 1" in page and "approximately 131K tokens" in page
+    assert '"a sequence length of 32k tokens, this reduces the cache memory usage by 8x"' in page
+    assert "Gemma Team 2024, section 2" in page
+    assert "the reach becomes $n \\times 3$" in page  # window 4: checked by the try-this test window-reach-4
+    chinese = flat_page("sliding-window.md", "docs-zh")
+    assert "降为原来的 1/8" in chinese and "约 131K 个词元" in chinese
