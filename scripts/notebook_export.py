@@ -40,6 +40,7 @@ WRITTEN_FOR = "0.26."  # the mkdocs-jupyter versions whose nb2html and nb2md the
 HTML_TEMPLATE, MARKDOWN_TEMPLATE = "mkdocs_html/notebook.html.j2", "mkdocs_md/md-no-codecell.md.j2"
 IMAGE_WITHOUT_ALT = re.compile(r"<img(?![^>]*\balt=)([^>]*)>")
 FOCUSABLE_DIV = re.compile(r'<div class="([^"]*\b(?:jp-Cell-inputWrapper|jp-OutputArea-output)\b[^"]*)"([^>]*)>')
+HEADING = re.compile(r"^#{1,6} (.+?)[ \t]*$", re.MULTILINE)
 MISSING_ALT = "No description has been provided for this image"  # the text nbconvert gives an image without one
 
 
@@ -94,7 +95,8 @@ def notebook_html(nb_path, execute=False, kernel_name="", theme="light", start=0
                    remove_tag_config=remove_tag_config, highlight_extra_classes=highlight_extra_classes,
                    custom_mathjax_url=custom_mathjax_url)
     with open(nb_path, encoding="utf-8") as stream:  # the kernel's language names the code cells' lexer
-        nbconvert2.kernel_lang = json.load(stream)["metadata"].get("kernelspec", {}).get("language", "python")
+        metadata = json.load(stream)["metadata"]
+    nbconvert2.kernel_lang = metadata.get("kernelspec", {}).get("language", "python")
     nbconvert2.cell_id = 0  # each page numbers its code cells from 1
     exporter = _html_exporter(json.dumps(options, sort_keys=True))
     content, resources = exporter.from_filename(
@@ -106,6 +108,8 @@ def notebook_html(nb_path, execute=False, kernel_name="", theme="light", start=0
         """
     if highlight_extra_classes:
         content = content.replace("jp-OutputArea-output", f"jp-OutputArea-output {highlight_extra_classes}")
+    for given, chapters in _chapter_heading_ids(metadata).items():
+        content = content.replace(f'id="{given}"', f'id="{chapters}"').replace(f'href="#{given}"', f'href="#{chapters}"')
     return content
 
 
@@ -114,6 +118,10 @@ def notebook_markdown(nb_path, start=0, end=None, execute=False, kernel_name="")
     if (start, end, execute) != (0, None, False):
         return _original["nb2md"](nb_path, start=start, end=end, execute=execute, kernel_name=kernel_name)
     body, _ = _markdown_exporter().from_filename(nb_path)
+    with open(nb_path, encoding="utf-8") as stream:
+        ids = _chapter_heading_ids(json.load(stream)["metadata"])
+    body = HEADING.sub(lambda m: f"{m.group()} {{#{ids[heading_id(m.group(1))]}}}" if heading_id(m.group(1)) in ids
+                       else m.group(), body)  # the table of contents links the ids the page gives (attr_list)
     body = re.sub(r"```.*?```", "", body, flags=re.DOTALL)
     body = re.sub(r"`[^`\n]*`", "", body)
     return re.sub(r"`[^`]*`", lambda m: m.group() if re.search(r"^#{1,6} ", m.group(), re.MULTILINE) else "", body)
@@ -128,9 +136,17 @@ def heading_id(text, separator="-"):
     return _convert_header_id(slugify_unicode(text, separator))
 
 
+def _chapter_heading_ids(metadata):
+    """{the id ``heading_id`` gives a heading: the id its chapter gives it} for the headings whose chapter names
+    their ids (the notebook's ``heading_ids``, scripts/pipeline/notebook_markdown.py): a Chinese notebook's headings
+    then have the ids of its English twin's, and the language switch keeps the anchor."""
+    return {heading_id(text): given for text, given in metadata.get("heading_ids", {}).items()}
+
+
 def _markdown_toc(markdown_source, toc_depth):
-    """mkdocs-jupyter's table of contents of a notebook (``plugin._get_markdown_toc``), linking ``heading_id``."""
-    md = markdown.Markdown(extensions=[TocExtension(toc_depth=toc_depth, slugify=heading_id)])
+    """mkdocs-jupyter's table of contents of a notebook (``plugin._get_markdown_toc``), linking ``heading_id`` or
+    the chapter's id of a heading (an ``{#id}`` ``notebook_markdown`` added)."""
+    md = markdown.Markdown(extensions=["attr_list", TocExtension(toc_depth=toc_depth, slugify=heading_id)])
     md.convert(markdown_source)
     return md.toc_tokens
 

@@ -208,6 +208,7 @@ LATIN_ALLOWED = frozenset({
     "GNMT", "RL", "Ensemble", "big", "base", "LSTM", "ChatGPT", "Claude", "Google",  # models (and their maker)
     "Python", "BLAS", "CPU", "UTC", "git",  # tools
     "KV", "Softmax", "BLEU", "FLOPs", "dropout", "max", "pos", "QK",  # terms and math the pages keep
+    "Llama", "DeepSeek", "RoFormer", "RoPE", "NTK", "Ainslie", "Su", "AI",  # today's models and their papers
     "Jiang", "Mistral", "Gemma", "Team",  # the sliding-window chapter's citations (Jiang et al. 2023, Gemma Team 2024)
 })
 _NOT_CHECKED = re.compile(VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"

@@ -6,7 +6,7 @@ notebook's last Markdown cell. Within the prose, what the notebook shows elsewhe
 included code and outputs (the code cells carry them), figures and their captions (the code cells' outputs are
 the figures). What the site renders with its own Markdown extensions becomes plain Markdown: a published table
 its rows (the edition's language where the snippet wrote it), a value reference its published text, an
-admonition a quotation, a heading without its ``{#id}``, a link to another chapter the site's page; comments
+admonition a quotation, a heading without its ``{#id}`` (the notebook's metadata keeps it: ``heading_ids``), a link to another chapter the site's page; comments
 (notes for the tests) and explorables (in-page widgets, which need the site's JavaScript) are left out.
 """
 
@@ -23,7 +23,7 @@ FIGURE_WITH_CAPTION = re.compile(
 CAPTION = re.compile(r"^[ \t]*/// caption[ \t]*\n(.*?)^[ \t]*///[ \t]*$", re.MULTILINE | re.DOTALL)
 ADMONITION = re.compile(  # its title, and its body: the blank and indented lines that follow
     r'^(?:!!!|\?\?\?\+?)[ \t]+\w+(?:[ \t]+"([^"]*)")?[ \t]*\n((?:(?:[ \t]*|    .*)\n)*)', re.MULTILINE)
-HEADING_ID = re.compile(r"^(#{1,6} .*?)[ \t]*\{#[\w-]+\}[ \t]*$", re.MULTILINE)
+HEADING_ID = re.compile(r"^(#{1,6} (.*?))[ \t]*\{#([\w-]+)\}[ \t]*$", re.MULTILINE)  # (heading, text, id)
 EXPLORABLE = re.compile(r'^<div class="explorable"[^>]*>\n.*?^</div>[ \t]*\n', re.MULTILINE | re.DOTALL)  # runs in the site only
 HTML_BLOCK_LINE = re.compile(r"^[ \t]*(?:<div\b[^>]*\bmarkdown\b[^>]*>|</div>)[ \t]*\n", re.MULTILINE)
 HTML_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n?", re.MULTILINE | re.DOTALL)  # notes for the build's tests
@@ -138,6 +138,13 @@ def chapter_cells(markdown, project, language, chapter):
                                               source.format(path=f"snippets/{name}.py")]))
               for name, text in prose.before.items()}
     return before, rendered_prose(prose.after, project, language, chapter)
+
+
+def heading_ids(markdown):
+    """{a heading's text: its ``{#id}``} for each heading of a chapter that names its id. The Chinese chapters name
+    their English twins' ids, so that the language switch keeps the anchor; the notebook's pages give its headings
+    the same ids (scripts/notebook_export.py)."""
+    return {match.group(2).strip(): match.group(3) for match in HEADING_ID.finditer(markdown)}
 
 
 def chapter_title(markdown, fallback):

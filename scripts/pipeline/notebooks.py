@@ -18,7 +18,7 @@ import jupytext
 import nbformat
 
 from .discover import BOOTSTRAP, BOOTSTRAP_IMPORTS, LIBRARY, dependencies, import_graph, module_path
-from .notebook_markdown import chapter_cells, chapter_title, introduction
+from .notebook_markdown import chapter_cells, chapter_title, heading_ids, introduction
 from .published import figure_file, printed, run_record
 from .references import read_page, without_section_markers
 from .runner import LIMIT_LINE
@@ -128,6 +128,8 @@ def build_notebook(project, stem, markdown, graph, language="en"):
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"},
     }
+    if ids := heading_ids(markdown):
+        notebook.metadata["heading_ids"] = ids
     return notebook
 
 

@@ -182,6 +182,84 @@ def sinusoidal_positions(n_positions, d_model, base=10000.0):
     return pe
 
 
+
+# ---------------------------------------------------------------- attention in today's models: rotary positions, shared keys and values
+ROPE_PAIRINGS = ("interleaved", "half")
+
+
+def rope_pairs(d, pairing="interleaved"):
+    """The two feature indices of every rotated pair: (first (d/2,), second (d/2,)).
+
+    "interleaved" pairs (2i, 2i+1), as in the RoFormer paper and GPT-J; "half" pairs (i, i + d/2), as in
+    GPT-NeoX and Hugging Face's Llama. Pair i turns at the same angle in both.
+    """
+    if d % 2:
+        raise ValueError(f"rotary embeddings rotate pairs of features: d must be even, got d = {d}")
+    if pairing == "interleaved":
+        return np.arange(0, d, 2), np.arange(1, d, 2)
+    if pairing == "half":
+        return np.arange(d // 2), np.arange(d // 2, d)
+    raise ValueError(f"unknown pairing {pairing!r}: use one of {ROPE_PAIRINGS}")
+
+
+# --8<-- [start:rope]
+def rope_angles(positions, d, base=10000.0):
+    """Angle of pair i at position m: m * base^(-2i/d). positions (L,) -> (L, d/2) radians."""
+    if d % 2:
+        raise ValueError(f"rotary embeddings rotate pairs of features: d must be even, got d = {d}")
+    positions = np.asarray(positions, dtype=np.float64)
+    if positions.ndim != 1:
+        raise ValueError(f"positions must be one position per row, shape (L,), got shape {positions.shape}")
+    frequencies = base ** (-np.arange(0, d, 2) / d)  # (d/2,) radians per position
+    return positions[:, None] * frequencies[None, :]  # (L, d/2)
+
+
+def apply_rope(x, positions, base=10000.0, pairing="interleaved"):
+    """Rotary position embedding (Su et al., RoFormer, eq. 34): rotate each pair of features of row m by m * theta_i.
+
+    x (..., L, d) with d even, positions (L,) integers or floats, theta_i = base^(-2i/d). A pair (a, b) becomes
+    (a cos - b sin, a sin + b cos). ``pairing`` says which features form pair i (see ``rope_pairs``).
+    Returns (..., L, d). Queries and keys are rotated; values are not.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim < 2:
+        raise ValueError(f"x must be (..., L, d), got shape {x.shape}")
+    *_, length, d = x.shape
+    first, second = rope_pairs(d, pairing)  # each (d/2,)
+    if np.shape(positions) != (length,):
+        raise ValueError(f"positions must give one position per row of x: shape ({length},), got {np.shape(positions)}")
+    angles = rope_angles(positions, d, base)  # (L, d/2)
+    cos, sin = np.cos(angles), np.sin(angles)  # (L, d/2) each
+    a, b = x[..., first], x[..., second]  # (..., L, d/2) each
+    rotated = np.empty_like(x)
+    rotated[..., first] = a * cos - b * sin
+    rotated[..., second] = a * sin + b * cos
+    return rotated
+# --8<-- [end:rope]
+
+
+def grouped_query_attention(q, k, v, mask=None):
+    """Grouped-query attention (Ainslie et al. 2023): h query heads share h_kv key/value heads.
+
+    q (..., h, Lq, d_k), k (..., h_kv, Lk, d_k), v (..., h_kv, Lk, d_v), h a multiple of h_kv; query head i uses
+    key/value head i // (h / h_kv). h_kv = h is multi-head attention, h_kv = 1 multi-query attention.
+    mask as in ``scaled_dot_product_attention``, broadcastable to (..., h, Lq, Lk).
+    Returns output (..., h, Lq, d_v) and weights (..., h, Lq, Lk).
+    """
+    q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
+    if q.ndim < 3 or k.ndim < 3 or v.ndim < 3:
+        raise ValueError(f"q, k, v need a head axis (..., heads, L, d); got q {q.shape}, k {k.shape}, v {v.shape}")
+    h, h_kv = q.shape[-3], k.shape[-3]
+    if v.shape[-3] != h_kv:
+        raise ValueError(f"k and v must have the same number of key/value heads; got k {k.shape}, v {v.shape}")
+    if h_kv < 1 or h % h_kv:
+        raise ValueError(f"the {h} query heads (q {q.shape}) are not a multiple of the {h_kv} key/value heads "
+                         f"(k {k.shape})")
+    group = h // h_kv  # query heads per key/value head
+    k = np.repeat(k, group, axis=-3)  # (..., h, Lk, d_k): head i gets key/value head i // group
+    v = np.repeat(v, group, axis=-3)  # (..., h, Lk, d_v)
+    return scaled_dot_product_attention(q, k, v, mask)
+
 def split_heads(x, n_heads):
     """(..., L, d_model) -> (..., n_heads, L, d_model // n_heads)."""
     x = np.asarray(x)

@@ -677,6 +677,95 @@ CLAIMS = [
      "h 个宽度为 d_model/h 的头，代价与一个全宽的头差不多。",
      "L = 6 时 QKᵀ 的乘加次数：2 个头为 {{ claims.heads.madds_multi }}，一个头为 "
      "{{ claims.heads.madds_single }}。Vaswani 等人 2017，§3.2.2。"),
+    # ---------------------------------------------------------------- attention in today's models: rotary positions, fewer key/value heads
+    ("G-21", "common", "positions", "With rotary position embeddings (RoPE) a score depends only on the offset m − n.",
+     HOLDS,
+     "Moving both positions changes q_m·k_n by at most {{ rotary.relative.max_spread }} (scores up to "
+     "{{ rotary.relative.score_scale }}, positions up to {{ rotary.relative.largest_position }}): rounding. Su et al. "
+     "2021 (RoFormer), section 3.2.", "rotary.md",
+     "使用旋转位置编码（RoPE）时，分数只取决于偏移 m − n。",
+     "同时移动两个位置，q_m·k_n 至多变化 {{ rotary.relative.max_spread }}（分数至多为 "
+     "{{ rotary.relative.score_scale }}，位置最大到 {{ rotary.relative.largest_position }}）：这是舍入误差。Su 等人 "
+     "2021（RoFormer），第 3.2 节。"),
+    ("G-22", "common", "positions", "RoPE makes attention scores decay with distance.",
+     only_when("the query and the key point the same way", "查询和键方向相同"),
+     "RoFormer (section 3.4.3) bounds scores, it does not measure them. Independent random q, k: mean |score| "
+     "{{ rotary.relative.random_near }} at offset 0, {{ rotary.relative.random_far }} beyond 512. A key equal to its query: "
+     "{{ rotary.relative.same_near }}, then {{ rotary.relative.same_far }}.", "rotary.md",
+     "RoPE 让注意力分数随距离衰减。",
+     "RoFormer（第 3.4.3 节）给出的是分数的上界，而不是测量。相互独立的随机 q、k：偏移 0 处 |分数| 的平均值为 "
+     "{{ rotary.relative.random_near }}，512 以后为 {{ rotary.relative.random_far }}。键等于查询时：先是 "
+     "{{ rotary.relative.same_near }}，之后为 {{ rotary.relative.same_far }}。"),
+    ("G-23", "common", "positions", "RoPE puts the position into every token's vector, as the sinusoidal encoding "
+     "does.", FAILS,
+     "Only q and k are rotated; values are not, and position reaches the output only through the weights: shifting every "
+     "position by 1,000 changes the output by {{ rotary.relative.shift_change }}.", "rotary.md",
+     "RoPE 像正弦编码一样，把位置放进每个词元的向量。",
+     "只有 q 和 k 被旋转；值不旋转，位置只能通过权重影响输出：把每个位置都平移 1,000，输出变化 "
+     "{{ rotary.relative.shift_change }}。"),
+    ("G-24", "common", "positions", "GPT-J-style (adjacent pairs) and Llama-style (split halves) RoPE are "
+     "incompatible.", FAILS,
+     "Permuting each head's W_Q and W_K columns converts one into the other: scores agree to "
+     "{{ rotary.pairing.converted_error }}. Without the permutation they differ by {{ rotary.pairing.unconverted_error }}.",
+     "rotary.md",
+     "GPT-J 式（相邻配对）与 Llama 式（对半配对）的 RoPE 互不兼容。",
+     "把每个头的 W_Q 和 W_K 的列置换一下，就能从一种变成另一种：分数相差 {{ rotary.pairing.converted_error }}。"
+     "不做置换，分数相差 {{ rotary.pairing.unconverted_error }}。"),
+    ("G-25", "common", "positions", "Position interpolation keeps every rotary angle within the range seen in "
+     "training.", HOLDS,
+     "From {{ rotary.stretch.trained }} to {{ rotary.stretch.target }} positions: {{ rotary.stretch.unseen_pi }} pairs go "
+     "more than one position past their trained angles (at most {{ rotary.stretch.beyond_pi }}), against "
+     "{{ rotary.stretch.unseen_none }} without it. Chen et al. 2023, section 2.3.", "rotary.md",
+     "位置插值让每个旋转角都保持在训练时见过的范围内。",
+     "从 {{ rotary.stretch.trained }} 个位置到 {{ rotary.stretch.target }} 个位置：超出训练时角度一个位置以上的对有 "
+     "{{ rotary.stretch.unseen_pi }} 个（最多超出 {{ rotary.stretch.beyond_pi }}），不做插值时有 "
+     "{{ rotary.stretch.unseen_none }} 个。Chen 等人 2023，第 2.3 节。"),
+    ("G-26", "common", "positions", "An NTK-aware base extends the context without extrapolating any rotary pair.",
+     FAILS,
+     "It keeps the fastest pair and divides the slowest pair's frequency by s, but "
+     "{{ rotary.stretch.unseen_ntk }} pairs in between still go past their trained angles, by up to "
+     "{{ rotary.stretch.beyond_ntk }} positions.", "rotary.md",
+     "NTK 感知的基数可以扩展上下文，而不对任何旋转对做外推。",
+     "它保持最快的一对不变，把最慢的一对的频率除以 s，但中间仍有 {{ rotary.stretch.unseen_ntk }} 对超出训练时的角度，"
+     "最多超出 {{ rotary.stretch.beyond_ntk }} 个位置。"),
+    ("G-27", "common", "heads", "Grouped-query attention with one group per head is multi-head attention, and with one "
+     "group multi-query attention.", HOLDS,
+     "Differences {{ kv_heads.groups.mha_difference }} and {{ kv_heads.groups.mqa_difference }}: the same numbers. Ainslie "
+     "et al. 2023, section 2.2.", "kv-heads.md",
+     "每个头一组的分组查询注意力就是多头注意力，只有一组时就是多查询注意力。",
+     "差值为 {{ kv_heads.groups.mha_difference }} 和 {{ kv_heads.groups.mqa_difference }}：数值完全相同。Ainslie 等人 "
+     "2023，第 2.2 节。"),
+    ("G-28", "common", "heads", "Sharing key/value heads shrinks the KV cache by the factor h / h_kv.", HOLDS,
+     "Measured on the cache arrays of Llama 2 70B (64 query heads, 8 key/value heads): "
+     "{{ kv_heads.cache.llama2_70b_kib }} KiB per token against {{ kv_heads.cache.llama2_70b_mha_kib }} KiB.",
+     "kv-heads.md",
+     "共享键/值头让 KV 缓存缩小为 h_kv / h。",
+     "在 Llama 2 70B（64 个查询头，8 个键/值头）的缓存数组上测得：每个词元 {{ kv_heads.cache.llama2_70b_kib }} KiB，"
+     "不共享时为 {{ kv_heads.cache.llama2_70b_mha_kib }} KiB。"),
+    ("G-29", "common", "heads", "Mean-pooling a multi-head checkpoint's key/value heads gives a grouped-query model "
+     "with the same outputs.", FAILS,
+     "Before any training, pooling 8 heads into 1 moves an untrained layer's output by "
+     "{{ kv_heads.mean_pool.independent_1 }} of its size ({{ kv_heads.mean_pool.copies_1 }} for near-copies). Ainslie et "
+     "al. 2023 (section 2.1) train again for 5% of the pre-training steps.", "kv-heads.md",
+     "对多头检查点的键/值头做平均池化，就得到一个输出相同的分组查询模型。",
+     "未经任何训练时，把 8 个头池化成 1 个，会让一个未训练层的输出移动其大小的 {{ kv_heads.mean_pool.independent_1 }}"
+     "（近似副本时为 {{ kv_heads.mean_pool.copies_1 }}）。Ainslie 等人 2023（第 2.1 节）之后还要再训练预训练步数的 5%。"),
+    ("G-30", "common", "heads", "Multi-head latent attention must rebuild every cached key and value at every step.",
+     FAILS,
+     "W_UK folds into the query and W_UV into W_O: the absorbed scores match the expanded ones to "
+     "{{ kv_heads.latent.score_error }}, the outputs to {{ kv_heads.latent.out_error }}. DeepSeek-AI 2024, section "
+     "2.1.2.", "kv-heads.md",
+     "多头潜在注意力每一步都必须重建所有缓存的键和值。",
+     "W_UK 可以吸收进查询，W_UV 可以吸收进 W_O：吸收后的分数与展开计算相差 {{ kv_heads.latent.score_error }}，输出相差 "
+     "{{ kv_heads.latent.out_error }}。DeepSeek-AI 2024，第 2.1.2 节。"),
+    ("G-31", "common", "heads", "RoPE can be applied to multi-head latent attention's keys without changing the "
+     "absorbed matrices.", FAILS,
+     "The rotation between q and k depends on both positions: one fixed W_UK misses by "
+     "{{ kv_heads.latent.rope_fold_error }}. A decoupled rotary key restores the match "
+     "({{ kv_heads.latent.decoupled_error }}). DeepSeek-AI 2024, section 2.1.3.", "kv-heads.md",
+     "RoPE 可以直接用在多头潜在注意力的键上，而不改变吸收后的矩阵。",
+     "q 与 k 之间的旋转取决于两个位置：一个固定的 W_UK 会差 {{ kv_heads.latent.rope_fold_error }}。解耦的旋转键使两者重新一致"
+     "（{{ kv_heads.latent.decoupled_error }}）。DeepSeek-AI 2024，第 2.1.3 节。"),
     # ---------------------------------------------------------------- masks
     ("C000-40", "000 §3.3", "masks", "In the encoder every token is visible.", only_when("there is no padding", "没有填充"),
      "Without a padding mask a real token puts {{ debugging.padding.no_mask_pad_weight }} of its weight on padding; with "
@@ -1113,6 +1202,7 @@ LINK_TITLES = {
 DEBUGGING_ANCHORS = ("shape-errors", "one-hot-weights", "dead-head", "nan-overflow", "nan-masked-rows", "detach",
                      "padding", "leaking-mask", "first-word", "w-o", "l1-penalty", "positions")
 LINK_TITLES.update({f"debugging.md#{a}": "Debugging" for a in DEBUGGING_ANCHORS})
+LINK_TITLES.update({"rotary.md": "Rotary positions", "kv-heads.md": "Fewer KV heads"})
 LINK_TITLES_ZH = {
     "why-attention.md": "为什么需要注意力", "tokens-to-vectors.md": "从词元到向量",
     "positional-encoding.md": "位置编码", "order-matters.md": "顺序很重要",
@@ -1124,6 +1214,7 @@ LINK_TITLES_ZH = {
     "training.md": "学会注意",
 }
 LINK_TITLES_ZH.update({f"debugging.md#{a}": "调试注意力" for a in DEBUGGING_ANCHORS})
+LINK_TITLES_ZH.update({"rotary.md": "旋转位置编码", "kv-heads.md": "更少的键头和值头"})
 LINK_TITLES.update({"sliding-window.md": "Sliding window", "cross-attention.md": "Cross-attention"})
 LINK_TITLES_ZH.update({"sliding-window.md": "滑动窗口注意力", "cross-attention.md": "交叉注意力"})
 HEADER = {"en": ["ID", "Claim (source)", "Verdict", "Evidence"], "zh": ["编号", "论断（出处）", "判定", "证据"]}

@@ -1,7 +1,11 @@
 """The shared notebook exporters (scripts/notebook_export.py) give mkdocs-jupyter's own pages: for every notebook
 of both editions, the same document as mkdocs-jupyter's nb2html (same elements, attributes and text), the same
-table-of-contents Markdown as its nb2md; headings in Chinese get ids their table-of-contents links point at; and
+table-of-contents Markdown as its nb2md, except that a heading whose chapter names its id has that id (so a Chinese
+notebook's headings have its English twin's); headings in Chinese get ids their table-of-contents links point at; and
 the guard stops a build on another mkdocs-jupyter."""
+
+import json
+import re
 
 import pytest
 import yaml
@@ -37,13 +41,44 @@ def test_the_options_are_the_plugins():
     assert plugin_options()["remove_tag_config"] == {"remove_input_tags": ["module-source"]}
 
 
+def chapter_ids(notebook):
+    """{a heading's text: the id its chapter gives it}, from the notebook's metadata."""
+    return json.loads(notebook.read_text(encoding="utf-8"))["metadata"].get("heading_ids", {})
+
+
+def with_chapter_ids(page, ids):
+    """mkdocs-jupyter's page with each heading the chapter names an id for (found by its text) given that id."""
+    soup = BeautifulSoup(page, "html.parser")
+    for heading in soup.select("h1, h2, h3, h4, h5, h6"):
+        text = heading.get_text().removesuffix("¶").strip()
+        given = next((i for written, i in ids.items() if written.replace("`", "") == text), None)
+        if given:
+            for link in soup.select(f'a[href="#{heading["id"]}"]'):
+                link["href"] = f"#{given}"
+            heading["id"] = given
+    return str(soup)
+
+
+@pytest.fixture
+def shared_exporters(monkeypatch):
+    """mkdocs-jupyter pointed at the shared exporters, with their heading ids, as the build does (undone after)."""
+    for name in ("nb2html", "nb2md", "slugify"):
+        monkeypatch.setattr(convert, name, getattr(convert, name))
+    monkeypatch.setattr(plugin, "_get_markdown_toc", plugin._get_markdown_toc)
+    notebook_export.use_shared_exporters()
+
+
 @pytest.mark.site  # exports every notebook twice: left out of make test-fast
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.relative_to(REPO).as_posix() for n in NOTEBOOKS])
-def test_each_notebook_page_is_the_plugins_own_document(notebook):
-    options = plugin_options()
+def test_each_notebook_page_is_the_plugins_own_document_with_its_chapters_heading_ids(notebook, shared_exporters):
+    options, ids = plugin_options(), chapter_ids(notebook)
     ours, theirs = notebook_export.notebook_html(notebook, **options), ORIGINAL_HTML(str(notebook), **options)
-    assert document(ours) == document(theirs)
-    assert notebook_export.notebook_markdown(notebook) == ORIGINAL_MARKDOWN(str(notebook))
+    assert document(ours) == document(with_chapter_ids(theirs, ids))
+    theirs = ORIGINAL_MARKDOWN(str(notebook))
+    for written, given in ids.items():  # its Markdown has no inline code (its table of contents shows none)
+        shown = re.escape(re.sub(r"`[^`]*`", "", written).strip())
+        theirs = re.sub(rf"^(#{{1,6}} {shown})[ \t]*$", rf"\1 {{#{given}}}", theirs, flags=re.MULTILINE)
+    assert notebook_export.notebook_markdown(notebook) == theirs
 
 
 def test_focusable_adds_what_nbconvert_adds_and_only_that():
@@ -63,11 +98,7 @@ def test_another_mkdocs_jupyter_stops_the_build_naming_the_check(monkeypatch):
         notebook_export.use_shared_exporters()
 
 
-def test_chinese_headings_get_ids_their_table_of_contents_links(monkeypatch):
-    for name in ("nb2html", "nb2md", "slugify"):  # undone after the test
-        monkeypatch.setattr(convert, name, getattr(convert, name))
-    monkeypatch.setattr(plugin, "_get_markdown_toc", plugin._get_markdown_toc)
-    notebook_export.use_shared_exporters()
+def test_chinese_headings_get_ids_their_table_of_contents_links(shared_exporters):
     chinese = REPO / "docs-zh" / "notebooks" / "masks.ipynb"
     page = BeautifulSoup(notebook_export.notebook_html(chinese, **plugin_options()), "html.parser")
     ids = [h["id"] for h in page.select("h1, h2, h3")]

@@ -240,6 +240,27 @@ def train_other_seed(run, tmp_path, edits):
     assert again.stdout == run.stdout and again.values == run.values  # the same seed, the same numbers
 
 
+def rope_target_8192(run):
+    assert run.values["scale"] == 2 and run.values["unseen_pi"] == 0
+    assert run.values["unseen_none"] == published("rotary/stretch")["unseen_none"]
+
+
+def rope_d_k_128(run):
+    assert run.values["max_spread"] < 1e-8 * run.values["score_scale"]
+    assert 0.9 < run.values["random_far_ratio"] < 1.1
+
+
+def kv_heads_more_alike(run):
+    before = published("kv_heads/mean_pool")
+    assert 0 < run.values["copies_1"] < before["copies_1"]
+    assert run.values["independent_1"] == before["independent_1"]
+
+
+def kv_heads_latent_2(run):
+    assert run.values["latent_width"] == 2
+    assert run.values["score_error"] < 1e-12 and run.values["out_error"] < 1e-12 and run.values["decoupled_error"] < 1e-12
+
+
 CHECKS = {
     "pe-matrix-power": pe_matrix_power,
     "pe-d-model-64": pe_d_model_64,
@@ -260,6 +281,10 @@ CHECKS = {
     "layer-pad-row": layer_pad_row,
     "train-other-seed": train_other_seed,
     "sdpa-sigma-2": lambda run: None,  # the code block asserts what the page says
+    "rope-target-8192": rope_target_8192,
+    "rope-d-k-128": rope_d_k_128,
+    "kv-heads-more-alike": kv_heads_more_alike,
+    "kv-heads-latent-2": kv_heads_latent_2,
     "window-reach-4": window_reach_4,
     "window-as-causal": window_as_causal,
     "cross-no-padding": cross_no_padding,

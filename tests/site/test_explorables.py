@@ -17,7 +17,7 @@ from test_browser import base_url, browser, page  # noqa: F401  (fixtures: the b
 
 sys.path.insert(0, str(REPO / "snippets"))
 from lib.attention import (  # noqa: E402
-    attention_scores, causal_mask, multi_head_attention, padding_mask, scaled_dot_product_attention,
+    apply_rope, attention_scores, causal_mask, multi_head_attention, padding_mask, scaled_dot_product_attention,
     sinusoidal_positions, softmax,
 )
 from lib.running_example import output_weights, padded_batch, projection_weights, running_qkv  # noqa: E402
@@ -104,7 +104,8 @@ def random_settings(name, rng):
         return {"mask": str(rng.choice(["none", "causal", "padding", "both"])), "sentence": str(rng.choice(["a", "b"])),
                 "query": int(rng.integers(0, 7))}
     if name == "positional-encoding":
-        return {"d_model": 2 * int(rng.integers(1, 257)), "base": float(10 ** rng.uniform(1, 6))}
+        return {"encoding": str(rng.choice(["sinusoidal", "rotary"])), "d_model": 2 * int(rng.integers(1, 257)),
+                "base": float(10 ** rng.uniform(1, 6))}
     return {"h": int(rng.choice([1, 2, 4, 8])), "causal": bool(rng.integers(2))}
 
 
@@ -157,8 +158,14 @@ def check_masks(state):
 
 def check_positional_encoding(state):
     p = state["params"]
-    pe = sinusoidal_positions(64, p["d_model"], base=p["base"])  # (64, d_model)
     assert state["offsets"] == list(range(64))
+    if p["encoding"] == "rotary":  # q = k = (1, ..., 1), the query at position 0, the key at each offset
+        ones = np.ones((64, p["d_model"]))
+        q = apply_rope(ones[:1], np.zeros(1), base=p["base"])  # (1, d_model)
+        k = apply_rope(ones, np.arange(64), base=p["base"])  # (64, d_model)
+        close(state["dots"], (k @ q[0]), scale=p["d_model"])  # q . q = d_model, the largest dot
+        return
+    pe = sinusoidal_positions(64, p["d_model"], base=p["base"])  # (64, d_model)
     close(state["dots"], pe @ pe[0], scale=p["d_model"] / 2)  # PE(0) . PE(0) = d_model / 2, the largest dot
 
 
@@ -246,7 +253,7 @@ def test_explorable_matches_the_core_at_random_settings(page, base_url, name, ed
 
 FIRST = {
     "softmax": {"temperature": 1, "scale": True}, "scaled-dot-product": {"d_k": 64, "scaled": False, "seed": 0},
-    "masks": {"mask": "padding", "sentence": "b", "query": 1}, "positional-encoding": {"d_model": 16, "base": 10000},
+    "masks": {"mask": "padding", "sentence": "b", "query": 1}, "positional-encoding": {"encoding": "sinusoidal", "d_model": 16, "base": 10000},
     "multi-head": {"h": 2, "causal": True},
 }
 
@@ -318,7 +325,7 @@ BAD = {  # name: [(params, words the error must contain)]
     "masks": [({"mask": "future"}, ["mask", "none", "causal", "padding", "both"]), ({"query": 7}, ["query", "[0, 6]"]),
               ({"sentence": 1}, ["sentence"])],
     "positional-encoding": [({"d_model": 7}, ["d_model", "even"]), ({"d_model": 514}, ["d_model", "[2, 512]"]), ({"base": 5}, ["base", "[10, 1000000]"]),
-                            ({"d_model": None}, ["d_model"])],
+                            ({"d_model": None}, ["d_model"]), ({"encoding": "alibi"}, ["encoding", "sinusoidal", "rotary"])],
     "multi-head": [({"h": 3}, ["h", "[1,2,4,8]"]), ({"causal": 1}, ["causal", "true or false"]),
                    ({"heads": 2}, ["heads", "h, causal"])],
 }

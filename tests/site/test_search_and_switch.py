@@ -56,7 +56,8 @@ def test_a_result_title_keeps_its_math_readable(page, base_url, path, query, tit
 
 @pytest.mark.claim("Switching language keeps the section the reader is at (the address's #anchor)",
                    zh="切换语言时保留读者所在的小节（网址中的 #锚点）")
-@pytest.mark.parametrize("path, other", [("masks/", "zh/masks/"), ("zh/masks/", "masks/")])
+@pytest.mark.parametrize("path, other", [("masks/", "zh/masks/"), ("zh/masks/", "masks/"),
+                                         ("zh/notebooks/masks/", "notebooks/masks/")])
 def test_the_language_switch_keeps_the_anchor(page, base_url, path, other):
     visit(page, base_url, path)
     first, last = page.locator("article h2[id]").evaluate_all("(headings) => [headings[0].id, headings.at(-1).id]")

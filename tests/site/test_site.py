@@ -316,10 +316,18 @@ def test_every_page_has_a_chinese_twin_that_the_language_switch_links(built_site
             assert set(switch.values()) == {folder.resolve(), other.resolve()}, f"{stem}: {switch}"
 
 
+def toc_targets(soup):
+    return [a["href"] for a in soup.select(".md-sidebar--secondary a.md-nav__link[href^='#']")]
+
+
 def test_the_twins_headings_have_the_same_anchors(built_site):
-    for stem in CHAPTERS:
+    """Chapters and notebooks: the language switch keeps the #anchor, so it must name the same section in both
+    editions, and each table-of-contents link must reach its heading."""
+    for stem in CHAPTERS + [f"notebooks/{p.stem}" for p in PROJECT.notebooks.glob("*.ipynb")]:
         english, chinese = page_html(built_site, stem), page_html(built_site / "zh", stem)
         assert heading_ids(chinese) == heading_ids(english), f"zh/{stem}: the anchors no longer pair with the English"
+        assert toc_targets(chinese) == toc_targets(english), f"zh/{stem}: its table of contents links other anchors"
+        assert {href[1:] for href in toc_targets(chinese)} <= set(heading_ids(chinese)), f"zh/{stem}: a link has no heading"
 
 
 def test_chinese_pages_link_the_same_notebooks_and_their_downloads(built_site):

@@ -43,6 +43,19 @@ export function sinusoidal(nPositions, dModel, base) {
   }));
 }
 
+// Rotary position embedding of one row x (d) at a position (RoFormer, eq. 34), pairs (2i, 2i+1) as apply_rope's
+// "interleaved": (a, b) -> (a cos - b sin, a sin + b cos) at the angle position * base^(-2i/d).
+export function rope(x, position, base) {
+  const out = x.slice();
+  for (let i = 0; 2 * i < x.length; i++) {
+    const angle = position * base ** (-(2 * i) / x.length);
+    const [a, b] = [x[2 * i], x[2 * i + 1]];
+    out[2 * i] = a * Math.cos(angle) - b * Math.sin(angle);
+    out[2 * i + 1] = a * Math.sin(angle) + b * Math.cos(angle);
+  }
+  return out;
+}
+
 // Shannon entropy in bits (0 log 0 = 0).
 export const entropyBits = (p) => -p.reduce((sum, x) => sum + (x > 0 ? x * Math.log2(x) : 0), 0);
 export const argmax = (row) => row.indexOf(Math.max(...row));

@@ -1,0 +1,128 @@
+"""The rotary chapter: every sentence that describes its numbers, against recomputations written from the
+definitions (rotations by math.cos and math.sin, counts by loops), not through apply_rope."""
+
+import math
+
+import numpy as np
+import pytest
+from support import flat_page, published, published_table
+
+RELATIVE, PAIRING = published("rotary/relative"), published("rotary/pairing")
+WAVES, STRETCH = published("rotary/wavelengths"), published("rotary/stretch")
+
+
+def rotate(vector, m, base=10000.0):
+    """Adjacent pairs of a list turned by m * base^(-2i/d), one pair at a time."""
+    d = len(vector)
+    out = list(vector)
+    for i in range(d // 2):
+        angle = m * base ** (-2 * i / d)
+        a, b = vector[2 * i], vector[2 * i + 1]
+        out[2 * i], out[2 * i + 1] = a * math.cos(angle) - b * math.sin(angle), a * math.sin(angle) + b * math.cos(angle)
+    return out
+
+
+def dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+@pytest.mark.claim("With rotary positions, q_m . k_n is the same for every n at a fixed offset m - n, up to rounding, for "
+                   "positions up to 1,100,000", zh="使用旋转位置编码时，偏移 m - n 固定，q_m · k_n 对每个 n 都相同（在舍入误差内），位置最大到 1,100,000")
+def test_scores_depend_on_the_offset_only():
+    assert RELATIVE["max_spread"] < 1e-8 * RELATIVE["score_scale"]
+    rows = published_table("rotary/relative", "relative")
+    assert len({row["q_m · k_n at n = 0"] for row in rows}) == len(rows)  # "different offsets give different scores"
+    q, k = np.random.default_rng(5).normal(size=(2, 16)).tolist()
+    for offset in (0, 3, 1000):
+        scores = [dot(rotate(q, n + offset), rotate(k, n)) for n in (0, 17, 90_000)]
+        assert max(scores) - min(scores) < 1e-9
+    assert RELATIVE["shift_change"] < 1e-12
+
+
+@pytest.mark.claim("For independent random q and k the size of a rotary score does not fall with the offset; for a key "
+                   "equal to its query it does", zh="对相互独立的随机 q 和 k，旋转后分数的大小不随偏移减小；键等于查询时则会减小")
+def test_what_dot_products_do_with_distance():
+    assert 0.9 < RELATIVE["random_far_ratio"] < 1.1
+    assert RELATIVE["same_near"] > 5 * RELATIVE["same_far"]
+    assert RELATIVE["bound_near"] > 3 * RELATIVE["bound_far"]
+    # the reason, from the definition: E[(q_m . k_0)^2] = d at every offset for independent unit Gaussians
+    rng = np.random.default_rng(11)
+    d, draws = 8, 4000
+    for offset in (0, 50, 3000):
+        squares = []
+        for _ in range(draws):
+            q, k = rng.normal(size=(2, d)).tolist()
+            squares.append(dot(rotate(q, offset), k) ** 2)
+        assert np.mean(squares) == pytest.approx(d, rel=0.08)
+    same = [sum(math.cos(r * 10000 ** (-2 * i / 64)) for i in range(32)) * 2 for r in (0, 1000)]
+    assert same[0] == 64 and abs(same[1]) < 20  # E[q_m . q_0] = 2 sum_i cos(r theta_i) for unit Gaussians
+
+
+@pytest.mark.claim("Permuting each head's W_Q and W_K columns (2i -> i, 2i+1 -> i + d/2) turns an interleaved RoPE "
+                   "checkpoint into a half-pairing one with the same scores; without it the scores change",
+                   zh="把每个头的 W_Q 和 W_K 的列置换（2i -> i，2i+1 -> i + d/2），就把相邻配对的 RoPE 检查点变成对半配对的检查点，分数不变；不置换则分数改变")
+def test_the_permutation_converts_the_checkpoint():
+    assert PAIRING["converted_error"] < 1e-12
+    assert PAIRING["unconverted_error"] > 0.1 * PAIRING["score_range"]
+
+
+def test_the_permutation_is_the_one_of_the_llama_conversion_script():
+    """transformers' convert_llama_weights_to_hf.py: w.view(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(1, 2)
+    .reshape(dim1, dim2), on a (out, in) weight. The snippet's column order on an (in, out) weight is the same."""
+    from support import run_snippet
+
+    ns = run_snippet("rotary/pairing")
+    n_heads, d_model = ns["n_heads"], ns["d_model"]
+    w = np.random.default_rng(0).normal(size=(d_model, d_model))  # (out, in), PyTorch's layout
+    converted = w.reshape(n_heads, d_model // n_heads // 2, 2, d_model).transpose(0, 2, 1, 3).reshape(d_model, d_model)
+    np.testing.assert_array_equal(converted, w.T[:, ns["columns"]].T)
+
+
+def test_rope_angles_are_the_sinusoidal_arguments():
+    assert WAVES["same_as_sinusoidal"] < 1e-9
+
+
+@pytest.mark.claim("With base 10000 and 4,096 positions, 18 of 64 rotary pairs (d_head = 128) never complete a turn; "
+                   "with base 500000 and 8,192, 29", zh="基数 10000、4,096 个位置时，64 个旋转对（d_head = 128）中有 18 个转不满一圈；基数 500000、8,192 个位置时有 29 个")
+def test_pairs_that_never_turn():
+    def unturned(base, context):
+        return sum(1 for i in range(64) if 2 * math.pi * base ** (2 * i / 128) > context)
+
+    assert WAVES["unturned_llama2"] == unturned(10000, 4096) == 18
+    assert WAVES["unturned_llama3"] == unturned(500000, 8192) == 29
+    page = flat_page("rotary.md")
+    assert "base 10000 and a 4,096-token context" in page and "base 500000 and 8,192 tokens" in page
+
+
+def overshoots(theta_new, theta, trained, target):
+    """Steps past the trained angles, per pair, by a loop."""
+    steps = []
+    for new, old in zip(theta_new, theta):
+        seen, reached = (trained - 1) * old, (target - 1) * new
+        steps.append(0.0 if seen >= 2 * math.pi else max(reached - seen, 0.0) / old)
+    return steps
+
+
+@pytest.mark.claim("Going from 4,096 to 16,384 positions, position interpolation leaves no rotary pair more than one "
+                   "position past its trained angles; without it 18 pairs go past, and with an NTK-aware base 17",
+                   zh="从 4,096 个位置扩展到 16,384 个时，位置插值不让任何旋转对超出训练时角度一个位置以上；不做改动有 18 对超出，NTK 感知的基数有 17 对")
+def test_stretching_methods_against_a_loop():
+    d, base, s = 128, 10000.0, 4.0
+    theta = [base ** (-2 * i / d) for i in range(d // 2)]
+    ntk_base = base * s ** (d / (d - 2))
+    methods = {"none": theta, "pi": [t / s for t in theta], "ntk": [ntk_base ** (-2 * i / d) for i in range(d // 2)]}
+    for name, theta_new in methods.items():
+        steps = overshoots(theta_new, theta, 4096, 16384)
+        assert STRETCH[f"unseen_{name}"] == sum(step > 1 for step in steps)
+        assert STRETCH[f"beyond_{name}"] == pytest.approx(max(steps))
+    assert STRETCH["unseen_none"] == 18 and STRETCH["unseen_pi"] == 0 and STRETCH["unseen_ntk"] == 17
+    assert methods["ntk"][0] == 1.0 and methods["ntk"][-1] / theta[-1] == pytest.approx(1 / s)
+    assert STRETCH["fastest_pi"] == pytest.approx(0.25) and STRETCH["fastest_ntk"] == 1.0
+
+
+@pytest.mark.claim("Fine-tuning on 128 positions a model trained on 512 brings no rotary angle it has not seen",
+                   zh="用 128 个位置微调在 512 个位置上训练的模型，不会带来任何没见过的旋转角度")
+def test_the_seed_cold_start_meets_no_new_angle():
+    theta = [10000 ** (-2 * i / 128) for i in range(64)]
+    assert max(overshoots(theta, theta, 512, 128)) == 0.0 == STRETCH["seed_overshoot"]
+    assert STRETCH["seed_unseen"] == 0
