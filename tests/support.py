@@ -137,10 +137,10 @@ def oracle_attention(q, k, v, allowed=None):
     return outputs, weights
 
 
-def positional_encoding(p, dim, d_model):
-    """One entry of the sinusoidal encoding, straight from section 3.5 of the paper."""
+def positional_encoding(p, dim, d_model, base=10000):
+    """One entry of the sinusoidal encoding, straight from section 3.5 of the paper (whose base is 10000)."""
     pair = dim // 2
-    angle = p / 10000 ** (2 * pair / d_model)
+    angle = p / base ** (2 * pair / d_model)
     return math.sin(angle) if dim % 2 == 0 else math.cos(angle)
 
 

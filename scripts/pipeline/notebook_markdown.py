@@ -7,7 +7,7 @@ included code and outputs (the code cells carry them), figures and their caption
 the figures). What the site renders with its own Markdown extensions becomes plain Markdown: a published table
 its rows (the edition's language where the snippet wrote it), a value reference its published text, an
 admonition a quotation, a heading without its ``{#id}`` (the notebook's metadata keeps it: ``heading_ids``), a link to another chapter the site's page; comments
-(notes for the tests) are left out.
+(notes for the tests) and explorables (in-page widgets, which need the site's JavaScript) are left out.
 """
 
 import re
@@ -24,6 +24,7 @@ CAPTION = re.compile(r"^[ \t]*/// caption[ \t]*\n(.*?)^[ \t]*///[ \t]*$", re.MUL
 ADMONITION = re.compile(  # its title, and its body: the blank and indented lines that follow
     r'^(?:!!!|\?\?\?\+?)[ \t]+\w+(?:[ \t]+"([^"]*)")?[ \t]*\n((?:(?:[ \t]*|    .*)\n)*)', re.MULTILINE)
 HEADING_ID = re.compile(r"^(#{1,6} (.*?))[ \t]*\{#([\w-]+)\}[ \t]*$", re.MULTILINE)  # (heading, text, id)
+EXPLORABLE = re.compile(r'^<div class="explorable"[^>]*>\n.*?^</div>[ \t]*\n', re.MULTILINE | re.DOTALL)  # runs in the site only
 HTML_BLOCK_LINE = re.compile(r"^[ \t]*(?:<div\b[^>]*\bmarkdown\b[^>]*>|</div>)[ \t]*\n", re.MULTILINE)
 HTML_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n?", re.MULTILINE | re.DOTALL)  # notes for the build's tests
 CHAPTER_LINK = re.compile(r"\]\(([a-z0-9-]+)\.md(#[\w-]+)?\)")
@@ -123,7 +124,7 @@ def rendered_prose(markdown, project, language, chapter):
     markdown = FIGURE_WITH_CAPTION.sub("", markdown)
     markdown = CAPTION.sub(r"\1", markdown)
     markdown = admonitions_as_quotes(without_includes(SECTION_MARKER.sub("", markdown)))
-    markdown = HTML_COMMENT.sub("", HTML_BLOCK_LINE.sub("", HEADING_ID.sub(r"\1", markdown)))
+    markdown = HTML_COMMENT.sub("", HTML_BLOCK_LINE.sub("", HEADING_ID.sub(r"\1", EXPLORABLE.sub("", markdown))))
     markdown = CHAPTER_LINK.sub(lambda m: f"](../../{m.group(1)}/{m.group(2) or ''})", markdown)
     return re.sub(r"\n{3,}", "\n\n", markdown).strip()
 

@@ -164,16 +164,18 @@ def padding_mask(lengths, n):
     return (positions[None, :] < lengths[:, None])[:, None, :]  # (B, 1, n)
 
 
-def sinusoidal_positions(n_positions, d_model):
-    """Sinusoidal encodings of "Attention Is All You Need", section 3.5.
+def sinusoidal_positions(n_positions, d_model, base=10000.0):
+    """Sinusoidal encodings of "Attention Is All You Need", section 3.5: (n_positions, d_model).
 
-    PE[p, 2i] = sin(p / 10000^(2i / d_model)), PE[p, 2i+1] = cos(p / 10000^(2i / d_model)).
+    PE[p, 2i] = sin(p / base^(2i / d_model)), PE[p, 2i+1] = cos(p / base^(2i / d_model)); the paper's base is 10000.
     """
     if d_model % 2:
         raise ValueError(f"d_model must be even to pair sines with cosines, got {d_model}")
+    if not base > 1:
+        raise ValueError(f"base must be greater than 1 (the paper's is 10000), got {base!r}")
     positions = np.arange(n_positions)[:, None]  # (P, 1)
     two_i = np.arange(0, d_model, 2)[None, :]  # (1, d_model / 2)
-    angles = positions / 10000.0 ** (two_i / d_model)  # (P, d_model / 2)
+    angles = positions / float(base) ** (two_i / d_model)  # (P, d_model / 2)
     pe = np.empty((n_positions, d_model))
     pe[:, 0::2] = np.sin(angles)
     pe[:, 1::2] = np.cos(angles)

@@ -20,18 +20,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so th
 from lib.attention import causal_mask, padding_mask, scaled_dot_product_attention
 from lib.plotting import weights_heatmap
 from lib.publish import value
-from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.running_example import padded_batch, projection_weights
 
 np.set_printoptions(precision=2, suppress=True)
 
-tokens_a = tokenize(SENTENCE)  # 7 tokens
-x_a = embed(tokens_a)  # (7, d_model)
-tokens_b = ["The", "cat", "sat", ".", "<pad>", "<pad>", "<pad>"]
-x_b = np.vstack([x_a[[0, 1, 2, 6]], np.zeros((3, x_a.shape[1]))])  # (7, d_model): same vectors, zero padding
+(tokens_a, tokens_b), _, x = padded_batch()  # x (B, L, d_model) = (2, 7, 8): b is "The cat sat." + padding
 w_q, w_k, w_v = projection_weights()
 
 # --8<-- [start:masks]
-x = np.stack([x_a, x_b])  # (B, L, d_model) = (2, 7, 8)
 q, k, v = x @ w_q, x @ w_k, x @ w_v  # each (B, L, d_k)
 causal = causal_mask(7)  # (L, L): True on and below the diagonal
 padding = padding_mask([7, 4], 7)  # (B, 1, L): True for the real tokens of each sentence

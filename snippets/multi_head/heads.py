@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so th
 from lib.attention import causal_mask, merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
 from lib.plotting import weights_heatmap
 from lib.publish import table, value
-from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.running_example import SENTENCE, embed, output_weights, projection_weights, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 
@@ -25,7 +25,7 @@ x = embed(tokens)  # (L, d_model)
 L, d_model = x.shape
 h = 2  # heads
 w_q, w_k, w_v = projection_weights()  # each (d_model, h * d_head)
-w_o = np.random.default_rng(2).normal(scale=1 / np.sqrt(d_model), size=(d_model, d_model))  # (h * d_head, d_model)
+w_o = output_weights(d_model)  # (h * d_head, d_model)
 mask = causal_mask(L)  # (L, L)
 
 # --8<-- [start:heads]

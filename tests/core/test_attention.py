@@ -96,6 +96,19 @@ def test_sinusoidal_positions_follow_the_paper_formula():
         sinusoidal_positions(4, 7)
 
 
+@pytest.mark.claim("sinusoidal_positions takes the base of the wavelengths as a parameter (the paper's 10000 by default)",
+                   zh="sinusoidal_positions 把波长的底数作为参数（默认是论文的 10000）")
+def test_sinusoidal_positions_take_another_base():
+    for base in (10.0, 500.0, 1e6):
+        pe = sinusoidal_positions(12, 6, base=base)
+        for p in (0, 1, 11):
+            for dim in range(6):
+                assert pe[p, dim] == pytest.approx(positional_encoding(p, dim, 6, base), abs=1e-12)
+    assert np.array_equal(sinusoidal_positions(9, 8), sinusoidal_positions(9, 8, base=10000.0))
+    with pytest.raises(ValueError, match="base must be greater than 1"):
+        sinusoidal_positions(4, 8, base=1.0)
+
+
 @pytest.mark.claim("merge_heads exactly inverts split_heads",
                    zh="merge_heads 恰好是 split_heads 的逆运算")
 def test_split_and_merge_heads_are_inverse_and_put_heads_before_positions():
