@@ -272,11 +272,16 @@ def test_math_fonts_keep_every_glyph_a_formula_draws_and_little_else(built_site,
     assert served_size < original_size / 2
 
 
-@pytest.mark.claim("The search index holds the chapters' prose, not code, program output or notebooks, and stays under 400 KB",
-                   zh="搜索索引只收录各章的正文，不收录代码、程序输出或笔记本，且保持在 400 KB 以下")
+# What a search index of prose only (no code, no program output) may weigh per page of the edition: the budget grows
+# with the site (it was 400 kB for 22 pages, about 18 kB a page), the density may not.
+SEARCH_BYTES_PER_PAGE = 17_000
+
+
+@pytest.mark.claim("The search index holds the chapters' prose, not code, program output or notebooks, and weighs under 17 KB per page",
+                   zh="搜索索引只收录各章的正文，不收录代码、程序输出或笔记本，且每个页面平均不到 17 KB")
 def test_the_search_index_holds_prose_and_stays_small(built_site):
     index = built_site / "search" / "search_index.json"
-    assert index.stat().st_size < 400_000
+    assert index.stat().st_size < SEARCH_BYTES_PER_PAGE * len(CHAPTERS)
     entries = json.loads(index.read_text(encoding="utf-8"))["docs"]
     assert not [e["location"] for e in entries if e["location"].startswith("notebooks/")]
     text = " ".join(e["text"] for e in entries)
@@ -344,7 +349,7 @@ def test_chinese_pages_link_the_same_notebooks_and_their_downloads(built_site):
 
 def test_the_chinese_search_index_is_cut_into_words_and_stays_small(built_site):
     index = built_site / "zh" / "search" / "search_index.json"
-    assert index.stat().st_size < 400_000
+    assert index.stat().st_size < SEARCH_BYTES_PER_PAGE * len(CHAPTERS)
     entries = json.loads(index.read_text(encoding="utf-8"))
     assert "\\u200b" in entries["config"]["separator"]  # the regex escape: words end at zero-width spaces
     masks = " ".join(e["text"] for e in entries["docs"] if e["location"].startswith("masks/"))
