@@ -25,6 +25,7 @@ import sys
 
 import numpy as np
 import pytest
+from scripts.pipeline.runner import SNIPPET_ENV
 from support import published, REPO
 
 DOCS = REPO / "docs"
@@ -102,7 +103,7 @@ def run_edited(edits, run, tmp_path):
     result_file = tmp_path / "published.json"
     result = subprocess.run(
         [sys.executable, "-c", RUNNER, str(tmp_path / run), str(result_file)],
-        cwd=copy, capture_output=True, text=True, timeout=600, env={**os.environ, "MPLBACKEND": "Agg"},
+        cwd=copy, capture_output=True, text=True, timeout=600, env={**os.environ, **SNIPPET_ENV},  # the build's arithmetic: one BLAS thread
     )
     assert result.returncode == 0, f"{run} fails after the page's edit:\n{result.stderr[-3000:]}"
     published_now = json.loads(result_file.read_text(encoding="utf-8"))
