@@ -101,9 +101,9 @@ def run_edited(edits, run, tmp_path):
             text = text.replace(old, new)
         target.write_text(text, encoding="utf-8")
     result_file = tmp_path / "published.json"
-    result = subprocess.run(
+    result = subprocess.run(  # in the build's environment: one BLAS thread, so the sums match the published ones
         [sys.executable, "-c", RUNNER, str(tmp_path / run), str(result_file)],
-        cwd=copy, capture_output=True, text=True, timeout=600, env={**os.environ, **SNIPPET_ENV},  # the build's arithmetic: one BLAS thread
+        cwd=copy, capture_output=True, text=True, timeout=600, env={**os.environ, **SNIPPET_ENV},
     )
     assert result.returncode == 0, f"{run} fails after the page's edit:\n{result.stderr[-3000:]}"
     published_now = json.loads(result_file.read_text(encoding="utf-8"))
