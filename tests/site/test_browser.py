@@ -336,18 +336,31 @@ def test_tables_built_in_their_scrolling_wrapper_look_as_when_materials_script_w
 
 # Every rule of the original stylesheets whose selector matches an element of the page (dynamic pseudo-classes
 # and pseudo-elements removed) must be on the page too: a rule with the same declarations whose selector matches
-# at least those elements.
+# at least those elements. Each selector is matched once and the page's rules are looked up by their declarations
+# (reading a rule's cssText serializes it: comparing every pair took most of a minute on a notebook page).
 RULES_THAT_APPLY_BUT_ARE_MISSING = """(css) => {
   const dynamic = /::?(before|after|placeholder|selection|marker|first-line|first-letter|hover|focus-visible|focus-within|focus|active|visited|-webkit-[\\w-]+|-moz-[\\w-]+|-ms-[\\w-]+)/g;
   const styleRules = (rules) => [...rules].flatMap((r) => r.selectorText ? [r] : r.cssRules ? styleRules(r.cssRules) : []);
-  const elements = (selector) => { try { return [...document.querySelectorAll(selector.replace(dynamic, ""))]; } catch { return []; } };
+  const matches = new Map();
+  const elements = (selector) => {
+    if (!matches.has(selector)) {
+      let found;
+      try { found = new Set(document.querySelectorAll(selector.replace(dynamic, ""))); } catch { found = new Set(); }
+      matches.set(selector, found);
+    }
+    return matches.get(selector);
+  };
   const original = new CSSStyleSheet();
   original.replaceSync(css);
-  const onPage = [...document.styleSheets].flatMap((sheet) => styleRules(sheet.cssRules));
-  const applying = styleRules(original.cssRules).filter((rule) => elements(rule.selectorText).length > 0);
+  const onPage = new Map();  // declarations: the selectors of the page's rules that have them
+  for (const rule of [...document.styleSheets].flatMap((sheet) => styleRules(sheet.cssRules))) {
+    const declarations = rule.style.cssText;
+    onPage.set(declarations, [...(onPage.get(declarations) || []), rule.selectorText]);
+  }
+  const applying = styleRules(original.cssRules).filter((rule) => elements(rule.selectorText).size > 0);
   const missing = applying.filter((rule) => {
-    const matched = elements(rule.selectorText);
-    return !onPage.some((r) => r.style.cssText === rule.style.cssText && matched.every((e) => elements(r.selectorText).includes(e)));
+    const matched = [...elements(rule.selectorText)];
+    return !(onPage.get(rule.style.cssText) || []).some((selector) => matched.every((e) => elements(selector).has(e)));
   });
   return {applying: applying.length, missing: missing.map((rule) => rule.selectorText)};
 }"""

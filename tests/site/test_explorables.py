@@ -82,10 +82,11 @@ def open_explorable(page, base_url, path, name):
     return element
 
 
-def set_params(element, params):
-    """set(params) through the contract; returns (state, what is drawn)."""
-    state = element.evaluate("(el, p) => window.explorables.get(el).set(p)", params)
-    return state, element.evaluate(DRAWN)
+def set_each(element, settings):
+    """set(params) through the contract for each of ``settings`` in turn, in one call into the page (set() draws
+    before it returns); returns [(state, what is drawn then)]."""
+    return element.evaluate(f"(el, settings) => {{ const drawn = {DRAWN}; const api = window.explorables.get(el);"
+                            " return settings.map((p) => [api.set(p), drawn(el)]); }", settings)
 
 
 def entropy_bits(p):
@@ -239,9 +240,8 @@ def check_drawn(name, state, drawn):
 def test_explorable_matches_the_core_at_random_settings(page, base_url, name, edition):
     element = open_explorable(page, base_url, f"{edition}{EXPLORABLES[name]}/", name)
     rng = np.random.default_rng(sorted(EXPLORABLES).index(name) + (100 if edition else 0))
-    for _ in range(SETTINGS):
-        params = random_settings(name, rng)
-        state, drawn = set_params(element, params)
+    settings = [random_settings(name, rng) for _ in range(SETTINGS)]
+    for params, (state, drawn) in zip(settings, set_each(element, settings), strict=True):
         assert state["params"] == params
         CHECKS[name](state)
         check_drawn(name, state, drawn)
