@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so th
 from lib.attention import softmax
 from lib.plotting import COLORS
 from lib.publish import table, value
+from lib.seeded import normals
 
 rng = np.random.default_rng(64)
 L = 7  # keys per row, as in "The cat sat on the mat."
@@ -101,6 +102,18 @@ value("scaled_entropy_high_wide", max(r[2] for r in wide), "{:.3f}")
 one_hot_rows = [round(r[1] * N_ROWS) for r in results["scaled"]]  # rows above 0.99, per d_k
 value("scaled_one_hot_rows_max", max(one_hot_rows))
 value("scaled_one_hot_none_from", min(d for d in D_KS if all(n == 0 for dd, n in zip(D_KS, one_hot_rows) if dd >= d)))
+
+# The row the page's explorable opens at: d_k = 64, seed 0 of the seeded generator the page shares, the query
+# first and then the keys. One draw, not an average, so it sits beside the figure's means rather than on them.
+D_OPEN = 64
+draws = normals(0, (L + 1) * D_OPEN)
+q_open, k_open = draws[:D_OPEN], draws[D_OPEN:].reshape(L, D_OPEN)  # (d_k,), (L, d_k)
+for name, s in (("unscaled", k_open @ q_open), ("scaled", k_open @ q_open / D_OPEN**0.5)):
+    p = softmax(s)  # (L,)
+    value(f"opening_score_std_{name}", s.std(), "{:.2f}")
+    value(f"opening_top_weight_{name}", p.max(), "{:.3f}")
+    value(f"opening_entropy_bits_{name}", entropy(p) / np.log(2), "{:.2f}")
+value("opening_dk", D_OPEN)
 
 fig, axes = plt.subplots(1, 3, num="saturation", figsize=(9, 3.4))
 panels = [  # title, measure index, reference lines (level, label)

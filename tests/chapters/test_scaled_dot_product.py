@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from lib.attention import sinusoidal_positions, softmax
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from lib.seeded import normals
 from scripts.pipeline.references import without_references
 
 CHAPTER = REPO / "docs" / "scaled-dot-product.md"
@@ -199,6 +200,32 @@ def test_saturation_at_d_k_64_with_an_independent_sample():
     assert jacobian_norm_closed_form(p_scaled).mean() == pytest.approx(values["jacobian_scaled_64"], abs=0.015)
     entropy = -np.sum(np.where(p_scaled > 0, p_scaled * np.log(np.where(p_scaled > 0, p_scaled, 1)), 0), axis=1)
     assert entropy.mean() == pytest.approx(values["entropy_scaled_64"], abs=0.03)
+
+
+@pytest.mark.claim("The explorable's opening row (d_k = 64, seed 0) is flatter than the figure's average row: spread below "
+                   "sqrt(d_k) = 8, largest weight below the mean, entropy above it; dividing by sqrt(d_k) divides its spread by 8",
+                   zh="可交互示例的起始行（d_k = 64，种子 0）比图中的平均行更平：标准差低于 sqrt(d_k) = 8，最大权重低于平均值，"
+                   "熵高于平均值；除以 sqrt(d_k) 使标准差缩小为 1/8")
+def test_the_opening_row_of_the_explorable_beside_the_figures_average():
+    values = published("scaled_dot_product/saturation")
+    assert values["opening_dk"] == 64
+    draws = normals(0, 8 * 64)  # the page's generator: the query first, then the seven keys
+    q, keys = draws[:64], [draws[64 * (j + 1): 64 * (j + 2)] for j in range(7)]
+    for name, divisor in (("unscaled", 1.0), ("scaled", 8.0)):
+        scores = [sum(a * b for a, b in zip(q, key)) / divisor for key in keys]
+        mean = sum(scores) / 7
+        weights = softmax_row(scores)
+        bits = -sum(w * math.log2(w) for w in weights)
+        std = math.sqrt(sum((s - mean) ** 2 for s in scores) / 7)
+        assert values[f"opening_score_std_{name}"] == pytest.approx(std, rel=1e-9)
+        assert values[f"opening_top_weight_{name}"] == pytest.approx(max(weights), rel=1e-9)
+        assert values[f"opening_entropy_bits_{name}"] == pytest.approx(bits, rel=1e-9)
+    assert values["opening_score_std_unscaled"] < 8
+    assert values["opening_score_std_scaled"] == pytest.approx(values["opening_score_std_unscaled"] / 8, rel=1e-9)
+    assert values["opening_top_weight_unscaled"] < values["max_weight_unscaled_64"]
+    assert values["opening_entropy_bits_unscaled"] * math.log(2) > values["entropy_unscaled_64"]
+    assert values["opening_top_weight_scaled"] < values["opening_top_weight_unscaled"]
+    assert values["opening_entropy_bits_scaled"] > values["opening_entropy_bits_unscaled"]
 
 
 @pytest.mark.claim("For uniform weights the softmax Jacobian has Frobenius norm sqrt(L - 1)/L; for one-hot weights it is 0",

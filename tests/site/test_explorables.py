@@ -288,8 +288,11 @@ def figure_numbers(name, state):
         w0, w1 = np.array(state["weights"])
         return ([str(int(np.sum(w0.argmax(-1) != w1.argmax(-1)))), f"{np.max(np.abs(w0 - w1)):.2f}"],
                 [values["heads_rows_differ"], values["heads_max_weight_gap"]])
-    values = published("scaled_dot_product/saturation")  # a point of the sweep: the figure's d_k and row length
-    return [state["params"]["d_k"], len(state["weights"])], [64, int(values["n_keys"])]
+    values = published("scaled_dot_product/saturation")  # the one row the snippet draws beside its sweep
+    return ([state["params"]["d_k"], len(state["weights"]), fixed(state["score_std"], 2), fixed(state["top_weight"], 3),
+             fixed(state["entropy_bits"], 2)],
+            [int(values["opening_dk"]), int(values["n_keys"]), values["opening_score_std_unscaled"],
+             values["opening_top_weight_unscaled"], values["opening_entropy_bits_unscaled"]])
 
 
 @pytest.mark.claim("Each explorable opens at its chapter's figure and shows that figure's numbers, and the figure stays on "
