@@ -20,6 +20,11 @@ were written for.
   link, which the hooks made relative to the page: search engines ignore relative alternates, and Material's
   script would fetch a sitemap.xml beside each. They are dropped; scripts/addresses.py writes absolute ones, with
   x-default, when the site has an address (and the hooks point the switch at the same page).
+- first_paint_once_parsed: Material's inline scripts (in the head, and the palette's at the top of <body>) follow
+  the stylesheets, so the parser waits for them, then parses the body in chunks, and the browser may paint
+  between two: a table drawn with part of its rows widened its columns when the rest arrived (the rows of
+  zh/notation moved, a layout shift of 0.07, under CPU load). A <link rel="expect" blocking="render"> holds the
+  first paint until the parser reaches Material's configuration script, at the end of <body>.
 - early_script (overrides/partials/early_script.html, in the head): marks <html> as scripted before the body is
   parsed, keeps out the <meta name="color-scheme"> Material's palette script adds (each of those restyled the
   whole page), and holds the search index request (an XMLHttpRequest) until the reader opens search.
@@ -68,6 +73,7 @@ OVERRIDES = REPO / "overrides"
 WRITTEN_FOR = "9.8."  # the Material versions these workarounds were written against and checked on
 WORKAROUNDS = ("tables_in_scroll_wrappers", "style_wrapped_tables_as_material_does",
                "keep_page_loads_from_restyling_twice", "code_reachable_by_keyboard", "drop_head_alternates",
+               "first_paint_once_parsed",
                "early_script", "language_selector", "site_css", "search_dialog_name", "search_entries_by_content",
                "glossary_words_in_search", "search_excludes_whole_elements", "query_keeps_whole_words",
                "alternates_left_to_crawlers")
@@ -80,6 +86,7 @@ TABLE_WRAPPER = re.compile(r'\{class:"md-typeset__scrollwrap"\},\w+\("div",\{cla
 SWITCHING = r"\[data-md-color-switching\][^,{}]*"
 PALETTE_SWITCHING_RULE = re.compile(rf"(?<![^}}]){SWITCHING}(?:,{SWITCHING})*\{{[^{{}}]*\}}")
 CODE_BLOCK, CODE = '<div class="highlight">', "<pre><span></span><code>"
+CONFIG_SCRIPT, FIRST_STYLESHEET = '<script id="__config"', '<link rel="stylesheet"'
 HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
 COLOR_SCHEME_META = re.compile(r'\w+\("meta",\{name:"color-scheme"\}\);document\.head\.appendChild\(')
 BODY_SCHEME = re.compile(r"<body [^>]*data-md-color-scheme=")
@@ -138,6 +145,7 @@ def check_targets(material=MATERIAL, overrides=OVERRIDES):
     require("drop_head_alternates", f'<link rel="alternate" href="{URL_FILTERED_LINK}" hreflang=' in templates,
             "the head's language alternates", base)
     require("drop_head_alternates", "sitemap.xml" in bundle, "the sitemap.xml request", bundle_path)
+    require("first_paint_once_parsed", CONFIG_SCRIPT in templates, "the configuration script", base)
     require("early_script", "{% block extrahead %}" in templates, "the block extrahead", base)
     require("early_script", 'class="no-js"' in templates and 'classList.remove("no-js")' in bundle
             and 'classList.add("js-focus-visible")' in bundle, "the no-js and js-focus-visible classes", bundle_path)
@@ -194,6 +202,13 @@ def drop_head_alternates(page_html, alternates):
     require("drop_head_alternates", len(HEAD_ALTERNATE.findall(page_html)) >= len(alternates),
             "a <link rel=alternate hreflang> per language", "the page's head")
     return HEAD_ALTERNATE.sub("", page_html)
+
+
+def first_paint_once_parsed(page_html):
+    """Hold the first paint until the parser has read the page down to Material's configuration script."""
+    require("first_paint_once_parsed", CONFIG_SCRIPT in page_html, "the configuration script", "the page")
+    first = page_html.index(FIRST_STYLESHEET)
+    return page_html[:first] + '<link rel="expect" href="#__config" blocking="render">' + page_html[first:]
 
 
 def page_content(page_html):

@@ -20,8 +20,8 @@ work is done in named modules; the hooks only call them.
   (scripts/notebook_figures.py).
 - on_page_context: the language switch points at the same page in the other edition (scripts/editions.py).
 - on_post_page: notebook pages pruned to the CSS they use, math fonts preloaded, scripts deferred
-  (scripts/fast_pages.py); the head's language alternates dropped (scripts/material_workarounds.py) for ones
-  that name the twin page by its address (scripts/addresses.py).
+  (scripts/fast_pages.py); the head's language alternates dropped, and the first paint held until the page is
+  parsed (scripts/material_workarounds.py); alternates that name the twin page by its address (scripts/addresses.py).
 - on_post_build: the plain-script twin (.py) beside every notebook, the snippets the footers link (unless
   ``extra.repo_blob`` points the links at a repository), the math fonts cut down and the search index compacted
   (scripts/fast_pages.py), Material's stylesheets and scripts rewritten (scripts/material_workarounds.py); then
@@ -158,7 +158,8 @@ def on_page_context(context, page, config, nav):
 def on_post_page(output, page, config):
     output = fast_pages.finish_page(output, page.file.src_path.endswith(".ipynb"), _math_fonts)
     if material_workarounds:
-        output = material_workarounds.drop_head_alternates(output, _alternate_roots)
+        output = material_workarounds.first_paint_once_parsed(
+            material_workarounds.drop_head_alternates(output, _alternate_roots))
     return addresses.head_links(output, config.site_url, _alternate_roots, page.url)
 
 

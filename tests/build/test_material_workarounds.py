@@ -66,6 +66,7 @@ GONE = {
     "code_reachable_by_keyboard": [("assets/javascripts/bundle.*.min.js", '"content.lazy"', '"content.later"')],
     "drop_head_alternates": [("base.html", '<link rel="alternate" href="{{ alt.link | url }}" hreflang=',
                               '<link rel="alternate" hreflang=')],
+    "first_paint_once_parsed": [("base.html", '<script id="__config"', '<script id="__settings"')],
     "early_script": [("base.html", "{% block extrahead %}", "{% block head_extra %}"),
                      ("assets/javascripts/bundle.*.min.js", '{name:"color-scheme"}', '{name:"scheme"}'),
                      ("assets/javascripts/bundle.*.min.js", "new XMLHttpRequest", "new Request")],
@@ -124,6 +125,16 @@ def test_materials_rules_for_bare_tables_reach_the_wrapped_ones_once(tmp_path):
     for _ in range(2):  # mkdocs serve rebuilds into the same directory
         workarounds.style_wrapped_tables_as_material_does(tmp_path / "site", tmp_path / "material")
         assert built.read_text() == rewritten
+
+
+def test_the_first_paint_waits_for_the_parser_to_reach_materials_configuration():
+    page = ('<head><meta charset="utf-8"><link rel="stylesheet" href="main.css"><script>x()</script></head>'
+            '<body><table></table><script id="__config" type="application/json">{}</script></body>')
+    held = workarounds.first_paint_once_parsed(page)
+    assert held == page.replace('<link rel="stylesheet"',
+                                '<link rel="expect" href="#__config" blocking="render"><link rel="stylesheet"', 1)
+    with pytest.raises(TargetMissing, match="first_paint_once_parsed"):
+        workarounds.first_paint_once_parsed(page.replace('id="__config"', 'id="settings"'))
 
 
 def test_each_markdown_table_is_built_in_materials_scrolling_wrapper_which_takes_the_focus():
