@@ -19,12 +19,11 @@ import re
 
 GLYPH_SCALE = "0.015625"  # matplotlib writes glyph outlines in 64ths of a unit: transform="scale(1/64)"
 UNITS = 64
-GLYPH_DEFINITION = rf'<path id="[^"]+"(?: d="[^"]*")? transform="scale\({GLYPH_SCALE}\)"/>'
-GLYPH_USE = r'<use xlink:href="#[^"]+"(?: transform="translate\([^)]*\)(?: scale\([^)]*\))?")?/>'
 GLYPH = re.compile(rf'<path id="([^"]+)"(?: d="([^"]*)")? transform="scale\({GLYPH_SCALE}\)"/>')
 USE = re.compile(r'<use xlink:href="#([^"]+)"(?: transform="translate\(([^)]*)\)(?: scale\(([^)]*)\))?")?/>')
-TEXT = re.compile(rf'<g((?: style="[^"]*")?) transform="([^"]*)">\s*(?:<defs>(?:\s*{GLYPH_DEFINITION})*\s*</defs>\s*)?'
-                  rf'((?:{GLYPH_USE}\s*)+)</g>')  # one text: its new glyphs' definitions, then a <use> per glyph
+TEXT = re.compile(rf'<g(?P<style>(?: style="[^"]*")?) transform="(?P<transform>[^"]*)">\s*'
+                  rf'(?:<defs>(?:\s*{GLYPH.pattern})*\s*</defs>\s*)?'  # the glyphs this text is the first to draw
+                  rf'(?P<uses>(?:{USE.pattern}\s*)+)</g>')  # then a <use> per character
 TOKEN = re.compile(r"[A-Za-z]|-?[0-9.]+(?:e-?[0-9]+)?")
 POINTS = {"M": 1, "L": 1, "Q": 2, "C": 3, "z": 0}  # the commands matplotlib writes, and their points
 
@@ -70,7 +69,7 @@ def join_text_glyphs(svg):
     glyphs = {name: outline(d) for name, d in definitions.items()}
 
     def joined(text):
-        style, transform, uses = text.group(1), text.group(2), text.group(3)
+        style, transform, uses = text["style"], text["transform"], text["uses"]
         parts, names = [], []
         for name, translate, scale in USE.findall(uses):
             x, y = ([float(v) for v in translate.split()] + [0.0])[:2] if translate else (0.0, 0.0)
