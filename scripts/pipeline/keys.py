@@ -2,8 +2,8 @@
 
 The key covers the snippet's text, every local module it imports (directly or
 not), the versions of Python, NumPy and matplotlib, and the source of the
-builder stages that shape the files (worker and svg_text; published and references for their names and sections)
-and the environment snippets run in (runner.SNIPPET_ENV), so a change to any of them reruns
+builder stages that shape the files (worker; published and references for their names and sections) and the environment
+snippets run in (runner.SNIPPET_ENV), so a change to any of them reruns
 exactly the snippets it can affect. The worker translates every snippet's
 tables and figures with lib.zh and draws them with lib.plotting's Chinese font,
 so both are inputs of every snippet (and, with them, what they import).
@@ -18,8 +18,7 @@ from .discover import LIBRARY, dependencies, library_modules
 from .runner import SNIPPET_ENV
 
 TRANSLATION_MODULES = ("lib.zh", "lib.plotting")  # what the worker imports to write each snippet's Chinese twins
-BUILDER = ("worker.py", "svg_text.py", "published.py", "references.py", "keys.py")
-BUILDER_FILES = [Path(__file__).with_name(name) for name in BUILDER]
+BUILDER_FILES = [Path(__file__).with_name(name) for name in ("worker.py", "published.py", "references.py", "keys.py")]
 
 
 def digest(data):

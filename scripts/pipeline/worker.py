@@ -9,7 +9,7 @@ group prints is kept for every section that encloses it. Writes:
 - ``stdout.txt``: everything the snippet printed;
 - ``output-<section>.txt``: what the statements inside that section printed (when it printed anything);
 - ``<label>.svg``: one per open figure, named by its label, and ``<label>.zh.svg``: the same figure object with
-  its text translated by ``lib.zh`` and drawn with Noto Sans SC (each text one path: ``svg_text``);
+  its text translated by ``lib.zh`` and drawn with Noto Sans SC;
 - ``table-<name>.json``: each published table, as data (the hooks render it where a page includes it), and
   ``table-<name>.zh.json``: its Chinese (given by the snippet, or translated cell by cell by ``lib.zh``);
 - ``values.json``: the published values;
@@ -40,7 +40,6 @@ from matplotlib.text import Text
 from matplotlib.ticker import Formatter
 
 from scripts.pipeline.references import SECTION_MARKER
-from scripts.pipeline.svg_text import join_text_glyphs
 from scripts.pipeline.published import RUN, STDOUT, VALUES, figure_file, section_file, table_file
 
 _LABEL = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
@@ -160,9 +159,7 @@ def translate_figure(figure, translate_all, families):
 
 
 def save_svg(figure, path):
-    svg = io.StringIO()
-    figure.savefig(svg, format="svg", metadata={"Date": None})  # no date: byte-identical SVG
-    path.write_text(join_text_glyphs(svg.getvalue()), encoding="utf-8")
+    figure.savefig(path, format="svg", metadata={"Date": None})  # no date: byte-identical SVG
 
 
 class _Records(logging.Handler):

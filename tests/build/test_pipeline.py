@@ -403,17 +403,6 @@ def test_chinese_twins_come_from_the_same_run(project):
     assert "NotoSansSC-Regular" in (out / "draw.zh.svg").read_text() and "NotoSansSC" not in (out / "draw.svg").read_text()
 
 
-def test_the_build_draws_each_text_of_a_figure_as_one_path(project):
-    (project.snippets / "chapter" / "unseeded.py").write_text(UNSEEDED)
-    assert build(project, ["chapter/unseeded"]) == 0
-    for name in ("draw.svg", "draw.zh.svg"):
-        svg = (project.generated / "chapter" / "unseeded" / name).read_text(encoding="utf-8")
-        texts = svg_texts(project.generated / "chapter" / "unseeded" / name)
-        assert len(re.findall(r"<path[^>]* data-glyphs=", svg)) == len(texts) > 5, name  # title, label, ticks
-        assert not re.search(r'<path id="[^"]+"[^>]* transform="scale\(0\.015625\)"', svg), name  # no glyph left
-        assert set(re.findall(r'href="#([^"]+)"', svg)) <= set(re.findall(r' id="([^"]+)"', svg)), name
-
-
 def test_lib_zh_leaves_the_examples_tokens_numbers_math_and_identifiers_alone():
     from lib import running_example, tiny_model, zh
 

@@ -21,16 +21,9 @@ def font_path():
     return importlib.resources.files(package) / filename
 
 
-GLYPH_ID = re.compile(r"([A-Za-z]+(?:-[A-Za-z]+)?)-([0-9a-f]+)")  # matplotlib's id of a glyph: font, index in hex
-
-
 def glyph_ids(svg):
-    """{(font, glyph index)} of the glyphs an SVG drawn by matplotlib draws: those its texts joined into one path
-    name (scripts/pipeline/svg_text.py), and those it still defines for a <use>."""
-    names = [name for names in re.findall(r'data-glyphs="([^"]*)"', svg) for name in names.split()]
-    names += re.findall(r'<path id="([^"]+)"', svg)
-    return {(font, int(index, 16)) for font, index in (GLYPH_ID.fullmatch(name).groups()
-                                                        for name in names if GLYPH_ID.fullmatch(name))}
+    """{(font, glyph index)} of the glyphs an SVG drawn by matplotlib defines (text as paths)."""
+    return {(font, int(index, 16)) for font, index in re.findall(r'<path id="([A-Za-z]+(?:-[A-Za-z]+)?)-([0-9a-f]+)"', svg)}
 
 
 @pytest.mark.claim("The Chinese heatmap draws every Chinese character with the CJK font's glyph, none as a missing-glyph box",

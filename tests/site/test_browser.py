@@ -1,7 +1,6 @@
 """The built site in a real browser (headless Chromium), both editions: math renders, nothing outside is
 requested, figures load, dark mode and search (Chinese included) work, downloads are served."""
 
-import base64
 import functools
 import io
 import os
@@ -97,48 +96,6 @@ def test_chapter_figures_load(page, base_url):
         image.evaluate("(img) => img.decode()")  # resolves once the image has loaded and decoded; throws if it cannot
     widths = images.evaluate_all("(imgs) => imgs.map((img) => img.complete ? img.naturalWidth : 0)")
     assert all(width > 0 for width in widths), widths
-
-
-def drawn(browser, svg):
-    """The SVG as Chromium draws it in an <img>, as RGB pixels."""
-    tab = browser.new_page(viewport={"width": 640, "height": 400})
-    source = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
-    tab.set_content(f'<body style="margin:0"><img src="{source}">')
-    tab.locator("img").evaluate("(img) => img.decode()")
-    pixels = Image.open(io.BytesIO(tab.screenshot())).convert("RGB")
-    tab.close()
-    return pixels
-
-
-@pytest.mark.claim("A figure whose texts are joined into one path each draws the same pixels as matplotlib's SVG",
-                   zh="把每段文字合并成一条路径的图，画出的像素与 matplotlib 原本的 SVG 相同")
-def test_figure_texts_joined_into_one_path_each_draw_the_same_pixels(browser):
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    from lib.plotting import use_chinese_font
-    from scripts.pipeline.svg_text import join_text_glyphs
-
-    with rc_context({"svg.hashsalt": "test"}):
-        use_chinese_font()
-        figure = Figure(figsize=(6.4, 4), dpi=100)
-        axes = figure.subplots()
-        axes.imshow([[0.1, 0.9, 0.4], [0.7, 0.2, 0.5]], cmap="viridis")
-        for (row, column), value in {(0, 0): 0.1, (0, 1): 0.9, (1, 2): 0.5}.items():
-            axes.text(column, row, f"{value:.2f}", ha="center", va="center", color="white")
-        axes.set_title("注意力权重 (attention weights)")
-        axes.set_xlabel(r"keys, scaled by $1/\sqrt{d_k}$, then $W_o$")
-        axes.set_ylabel("查询 queries")
-        axes.set_xticks(range(3), ["The", "cat", "sat"], rotation=45)
-        svg = io.StringIO()
-        figure.savefig(svg, format="svg", metadata={"Date": None})
-    original = svg.getvalue()
-    joined = join_text_glyphs(original)
-    assert joined.count("<use") < original.count("<use") / 2 and joined.count("data-glyphs=") >= 8  # texts joined
-    before, after = drawn(browser, original), drawn(browser, joined)
-    assert sum(1 for pixel in before.getdata() if max(pixel) < 100) > 500  # dark text and axes are drawn
-    worst = max(max(pixel) for pixel in ImageChops.difference(before, after).getdata())
-    assert worst <= 48, f"a pixel differs by {worst} of 255"
 
 
 def test_dark_mode_toggle_switches_the_scheme(page, base_url):
