@@ -11,7 +11,9 @@ markup, stylesheets and scripts are in scripts/material_workarounds.py.
   the pages are rendered, each formula's characters read once from its KaTeX HTML), so a phone downloads a
   fraction of each font.
 - Figures get their width and height (from the SVG file) so the page does not jump while they load; every figure
-  after a page's first loads lazily.
+  after a page's first loads lazily, and so does a chapter's first when it lies in the blocks the browser may skip
+  (site.css): reading a figure of a thousand glyphs was one of the longest tasks of a page's load, for a figure
+  screens below the first.
 - Notebook pages inline JupyterLab's whole stylesheet (about 590 KB, thousands of rules the browser would match
   against every element); each page keeps only the rules whose selectors name classes it has.
 - Notebook code cells may scroll sideways, so each one takes the keyboard focus.
@@ -59,6 +61,7 @@ EXTERNAL_SCRIPT = re.compile(r'<script src="([^"]+\.js)"></script>')
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
 VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+FIRST_SKIPPED_BLOCK = 13  # site.css: `.md-content__inner > :nth-child(n + 13)` may be skipped until near the screen
 ROOT_BELOW_AN_ELEMENT = re.compile(r"\S\s*[\s>+~]\s*:root")  # `.jupyter-wrapper :root`: :root has no ancestor
 
 
@@ -206,9 +209,44 @@ def svg_size(path):
     return round(float(view_box[2])), round(float(view_box[3]))
 
 
-def size_images(page_html, page_url, docs_dir):
-    """Give every SVG figure its width and height; every image after the first loads lazily."""
+class _BlockStarts(HTMLParser):
+    """Where each top-level element of a page's content begins, as (line, column) in its source."""
+
+    def __init__(self):
+        super().__init__()
+        self.starts, self.depth = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth == 0:
+            self.starts.append(self.getpos())
+        self.depth += tag not in VOID_ELEMENTS
+
+    def handle_startendtag(self, tag, attrs):
+        if self.depth == 0:
+            self.starts.append(self.getpos())
+
+    def handle_endtag(self, tag):
+        self.depth -= bool(self.depth)
+
+
+def skippable_from(page_html):
+    """The offset in a chapter's content where its blocks the browser may skip begin (site.css skips blocks from
+    the 13th on until they come near the screen); the end of the content if it has twelve blocks or fewer."""
+    blocks = _BlockStarts()
+    blocks.feed(page_html)
+    blocks.close()
+    if len(blocks.starts) < FIRST_SKIPPED_BLOCK:
+        return len(page_html)
+    line, column = blocks.starts[FIRST_SKIPPED_BLOCK - 1]
+    line_starts = [0] + [match.end() for match in re.finditer("\n", page_html)]
+    return line_starts[line - 1] + column
+
+
+def size_images(page_html, page_url, docs_dir, eager_before=None):
+    """Give every SVG figure its width and height; every image after the first loads lazily, and the first too
+    when it begins at or after the offset ``eager_before``."""
     count = 0
+    eager_before = len(page_html) if eager_before is None else eager_before
 
     def image(match):
         nonlocal count
@@ -221,7 +259,7 @@ def size_images(page_html, page_url, docs_dir):
                 raise FileNotFoundError(f"figure {src.group(1)} is not in the site")
             width, height = svg_size(path)
             attributes += f' width="{width}" height="{height}"'
-        if count > 1 and "loading=" not in attributes:
+        if (count > 1 or match.start() >= eager_before) and "loading=" not in attributes:
             attributes += ' loading="lazy"'
         return f"<img {attributes} decoding=\"async\" />"
 
@@ -287,8 +325,10 @@ def _parse_css(css):
 
 
 def chapter_content(page_html, page_url, docs_dir, fonts):
-    """A chapter's content: math rendered, figures sized, code kept out of search."""
-    return leave_out_of_search(size_images(render_math(page_html, fonts), page_url, docs_dir))
+    """A chapter's content: math rendered, figures sized (a first figure the browser may skip at load loads
+    lazily), code kept out of search."""
+    page_html = render_math(page_html, fonts)
+    return leave_out_of_search(size_images(page_html, page_url, docs_dir, skippable_from(page_html)))
 
 
 def notebook_content(page_html, page_url, docs_dir, fonts):

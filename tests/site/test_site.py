@@ -215,16 +215,34 @@ def svg_aspect(path):
     return view_box[2] / view_box[3]
 
 
-def test_figures_have_their_size_and_all_but_the_first_load_lazily(built_site):
+def first_block_skipped_at_load():
+    """From site.css: the position among a chapter's blocks of the first one the browser may skip at load."""
+    css = (REPO / "docs" / "assets" / "stylesheets" / "site.css").read_text(encoding="utf-8")
+    return int(re.search(r"\.md-content__inner > :nth-child\(n \+ (\d+)\)", css).group(1))
+
+
+def test_figures_have_their_size_and_all_but_a_first_one_on_the_first_screens_load_lazily(built_site):
+    """A page's first figure loads with the page (it may be the largest thing on the first screen), unless it lies in
+    a chapter's blocks the browser may skip at load, screens below the first: then it loads lazily like the rest."""
+    skipped_from = first_block_skipped_at_load()
     notebooks = [f"notebooks/{p.stem}" for p in PROJECT.notebooks.glob("*.ipynb")]
     assert any(page_html(built_site, stem).select("article img") for stem in notebooks)
-    for stem in CHAPTERS + notebooks:
-        images = page_html(built_site, stem).select("article img")
-        for position, img in enumerate(images):
+    eager_firsts = {True: 0, False: 0}
+    for stem in CHAPTERS + [f"zh/{stem}" for stem in CHAPTERS if stem != "index"] + notebooks:
+        page = page_html(built_site, stem)
+        blocks = page.select_one(".md-content__inner").find_all(recursive=False)
+        for position, img in enumerate(page.select("article img")):
             width, height = int(img["width"]), int(img["height"])
             aspect = svg_aspect((page_dir(built_site, stem) / img["src"]).resolve())
             assert abs(width / height - aspect) < 0.01, f"{stem}: {img['src']} is {width}x{height}"
-            assert img.get("loading") == (None if position == 0 else "lazy"), f"{stem}: {img['src']}"
+            block = next(parent for parent in img.parents if parent.parent is blocks[0].parent)
+            number = next(number for number, each in enumerate(blocks, 1) if each is block)
+            far_down = "notebooks/" not in stem and number >= skipped_from
+            eager = position == 0 and not far_down
+            assert img.get("loading") == (None if eager else "lazy"), f"{stem}: {img['src']}"
+            if position == 0:
+                eager_firsts[eager] += 1
+    assert eager_firsts[True] > 0 and eager_firsts[False] > 0, eager_firsts  # both kinds of page are in the site
 
 
 @pytest.mark.parametrize("edition", ["", "zh/"])
