@@ -53,6 +53,10 @@ were written for.
   page and reroutes clicks on links into it; the hreflang alternates of scripts/addresses.py name the twin page
   (not an edition's root, as Material's do), so each would be a request for a sitemap that is not there. The
   bundle in the built site looks only at alternates without ``hreflang``: none.
+- code_buttons_not_a_landmark: Material's script puts each code block's copy button in a <nav>, a navigation
+  landmark with no name: on a page with two code blocks set up, axe reports landmarks that are not unique
+  (landmark-unique), and a screen reader lists a "navigation" per block. The bundle in the built site makes it a
+  <div> with the same class (Material's stylesheets select it by class only).
 """
 
 import re
@@ -76,7 +80,7 @@ WORKAROUNDS = ("tables_in_scroll_wrappers", "style_wrapped_tables_as_material_do
                "first_paint_once_parsed",
                "early_script", "language_selector", "site_css", "search_dialog_name", "search_entries_by_content",
                "glossary_words_in_search", "search_excludes_whole_elements", "query_keeps_whole_words",
-               "alternates_left_to_crawlers")
+               "alternates_left_to_crawlers", "code_buttons_not_a_landmark")
 
 TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
 MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and its stylesheet's selector for them
@@ -98,6 +102,7 @@ EXCLUDED_UNTIL_SAME_TAG = ('if key == "data-search-exclude":', "self.skip.add(el
 # segment(query, index): `for (let j = i + 1; j < query.length; j++) if (query.slice(i, j) in index) ...`, minified
 QUERY_WORDS = re.compile(r"for\(let (\w+)=(\w+)\+1;\1<(\w+)\.length;\1\+\+\)\3\.slice\(\2,\1\)in ")
 PAGE_ALTERNATES = 'M("link[rel=alternate]")'
+CODE_NAV = re.compile(r'\b(\w+)\("nav",(\{class:"md-code__nav"\})\)')  # the element of a code block's buttons
 
 
 class TargetMissing(Abort):
@@ -179,6 +184,8 @@ def check_targets(material=MATERIAL, overrides=OVERRIDES):
             "the query segmenter's loop over words that end before the query does", worker_path)
     require("alternates_left_to_crawlers", bundle.count(PAGE_ALTERNATES) == 1,
             f"the selector {PAGE_ALTERNATES} of the sitemap requests", bundle_path)
+    require("code_buttons_not_a_landmark", len(CODE_NAV.findall(bundle)) == 1,
+            "the <nav class=md-code__nav> of a code block's buttons", bundle_path)
 
 
 def tables_in_scroll_wrappers(page_html):
@@ -237,11 +244,21 @@ def query_keeps_whole_words(site_dir, material=MATERIAL):
         path.write_text(QUERY_WORDS.sub(lambda m: m.group(0).replace("<", "<="), script), encoding="utf-8")
 
 
-def alternates_left_to_crawlers(site_dir, material=MATERIAL):
+def alternates_left_to_crawlers(script):
     """Material's script leaves the page's hreflang alternates alone (no sitemap requests, no rerouted clicks)."""
+    return script.replace(PAGE_ALTERNATES, 'M("link[rel=alternate]:not([hreflang])")')
+
+
+def code_buttons_not_a_landmark(script):
+    """Material's script holds a code block's buttons in a <div>, not a <nav>."""
+    return CODE_NAV.sub(r'\1("div",\2)', script)
+
+
+def rewrite_bundle(site_dir, material=MATERIAL):
+    """Material's script bundle in the built site, with the workarounds of its behaviour."""
     for path in sorted(Path(site_dir, "assets", "javascripts").glob("bundle.*.min.js")):
         script = (material / "assets" / "javascripts" / path.name).read_text(encoding="utf-8")
-        path.write_text(script.replace(PAGE_ALTERNATES, 'M("link[rel=alternate]:not([hreflang])")'), encoding="utf-8")
+        path.write_text(code_buttons_not_a_landmark(alternates_left_to_crawlers(script)), encoding="utf-8")
 
 
 def site(site_dir, material=MATERIAL):
@@ -250,7 +267,7 @@ def site(site_dir, material=MATERIAL):
     keep_page_loads_from_restyling_twice(site_dir, material)
     style_wrapped_tables_as_material_does(site_dir, material)
     query_keeps_whole_words(site_dir, material)
-    alternates_left_to_crawlers(site_dir, material)
+    rewrite_bundle(site_dir, material)
 
 
 def _toc(items):

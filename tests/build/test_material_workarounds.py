@@ -82,6 +82,8 @@ GONE = {
                                  "o<t.length;o++)t.substring(s,o)in ")],
     "alternates_left_to_crawlers": [("assets/javascripts/bundle.*.min.js", 'M("link[rel=alternate]")',
                                      'M("link[rel=alternate][hreflang]")')],
+    "code_buttons_not_a_landmark": [("assets/javascripts/bundle.*.min.js", '("nav",{class:"md-code__nav"})',
+                                     '("nav",{class:"md-code__buttons"})')],
 }
 
 
@@ -313,17 +315,19 @@ def test_a_chinese_query_keeps_the_word_it_ends_with(tmp_path, query, words):
     assert segmented("site") == words
 
 
-def test_materials_script_leaves_the_hreflang_alternates_alone_and_nothing_else_changes(tmp_path):
-    bundle = 'a();e.pipe(b(()=>M("link[rel=alternate]")),m(r=>new URL(r.href)));M("link[rel=canonical]")'
+def test_materials_script_leaves_hreflang_alternates_alone_and_holds_code_buttons_in_a_div_and_nothing_else(tmp_path):
+    bundle = ('a();e.pipe(b(()=>M("link[rel=alternate]")),m(r=>new URL(r.href)));M("link[rel=canonical]");'
+              'function Pn(){return x("nav",{class:"md-code__nav"})}function Qn(){return x("nav",{class:"md-tabs"})}')
     for folder in ("material", "site"):
         scripts = tmp_path / folder / "assets" / "javascripts"
         scripts.mkdir(parents=True)
         (scripts / "bundle.0123abcd.min.js").write_text(bundle)
     for _ in range(2):  # mkdocs serve rebuilds into the same directory
-        workarounds.alternates_left_to_crawlers(tmp_path / "site", tmp_path / "material")
+        workarounds.rewrite_bundle(tmp_path / "site", tmp_path / "material")
         assert (tmp_path / "site/assets/javascripts/bundle.0123abcd.min.js").read_text() == (
             'a();e.pipe(b(()=>M("link[rel=alternate]:not([hreflang])")),m(r=>new URL(r.href)));'
-            'M("link[rel=canonical]")')
+            'M("link[rel=canonical]");'
+            'function Pn(){return x("div",{class:"md-code__nav"})}function Qn(){return x("nav",{class:"md-tabs"})}')
 
 
 def test_the_search_plugin_loads_the_glossary_dictionary_and_keys_its_entries_by_it(tmp_path):
