@@ -49,6 +49,9 @@ def _cell(x, fmt):
 
 def _cells(name, header, rows, fmt):
     header = [str(h) for h in header]
+    for column, title in enumerate(header, 1):
+        if not title.strip():
+            raise ValueError(f"table {name!r}: column {column} has no title (a screen reader reads it with each cell)")
     cells = [[_cell(x, fmt) for x in row] for row in rows]
     for row in cells:
         if len(row) != len(header):

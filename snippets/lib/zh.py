@@ -393,6 +393,7 @@ CHINESE = {
     "its length": "它的长度",
     "best key by cosine": "按余弦最好的键",
     "tensor": "张量",
+    "quantity": "量",
     "role": "作用",
     "one row per token": "每个词元一行",
     "learned, one matrix per role": "学到的，每种作用一个矩阵",

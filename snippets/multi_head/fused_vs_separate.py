@@ -78,4 +78,4 @@ value("separate_heads_difference", max(np.max(np.abs(w - own_weights[0])) for w 
 quantities = ["d_model", "h (heads)", "d_k = d_v = d_model / h", "one head's W_i^Q", "fused W^Q",
               "parameters: h separate W_i^Q", "parameters: fused W^Q", "max abs difference: separate vs fused output",
               "max abs difference: slice of fused vs x @ W_i^Q"]
-table("fused_vs_separate", ["", "paper, base model", "tutorial"], [[q, *r] for q, *r in zip(quantities, *rows)])
+table("fused_vs_separate", ["quantity", "paper, base model", "tutorial"], [[q, *r] for q, *r in zip(quantities, *rows)])

@@ -31,7 +31,7 @@ rows = []
 for name, y in [("input x", x), ("post-norm output", y_post), ("pre-norm output", y_pre)]:
     stats = np.round(np.concatenate([y.mean(-1)[:3], y.std(-1)[:3]]), 3) + 0.0  # + 0.0 turns -0.0 into 0.0
     rows.append([name, *stats])
-header = ["", *[f"mean ({t})" for t in tokens[:3]], *[f"std ({t})" for t in tokens[:3]]]
+header = ["tensor", *[f"mean ({t})" for t in tokens[:3]], *[f"std ({t})" for t in tokens[:3]]]
 table("row_stats", header, rows, fmt="{:.3f}")
 value("eps", EPS)
 value("post_std_error", np.max(np.abs(y_post.std(-1) - 1)), "{:.1e}")

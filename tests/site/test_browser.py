@@ -399,11 +399,11 @@ def scheme_tabs(browser):
         opened.context.close()
 
 
-@pytest.mark.claim("Every chapter and notebook page passes axe-core with no serious or critical violation, in light and dark mode",
-                   zh="无论浅色还是深色模式，每个章节页面和笔记本页面都能通过 axe-core 检查，没有严重或致命的违规")
+@pytest.mark.claim("Every chapter and notebook page passes axe-core with no violation at all, in light and dark mode",
+                   zh="无论浅色还是深色模式，每个章节页面和笔记本页面都能通过 axe-core 检查，没有任何违规")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", ACCESSIBILITY_PAGES)
-def test_pages_have_no_serious_accessibility_violations(scheme_tabs, base_url, path, scheme):
+def test_pages_have_no_accessibility_violations(scheme_tabs, base_url, path, scheme):
     """One test per page and scheme, so the workers share the pages out. A page is checked once it has loaded
     and its fonts are ready: every resource it needs to draw has arrived then (contrast depends on the fonts), and
     waiting for the network to stay idle for half a second more changed no result of axe on any page."""
@@ -414,5 +414,5 @@ def test_pages_have_no_serious_accessibility_violations(scheme_tabs, base_url, p
     # are clipped to a placeholder box, and axe, which finds a text's background by what is drawn at its place,
     # reads the footer's behind a table's link there. Lay every block out, as scrolling to it would.
     tab.add_style_tag(content="* { content-visibility: visible !important; }")
-    serious = [v for v in Axe().run(tab).response["violations"] if v["impact"] in ("serious", "critical")]
-    assert [f"{v['id']} at {[node['target'] for node in v['nodes'][:3]]}" for v in serious] == []
+    violations = Axe().run(tab).response["violations"]  # of any impact, minor ones (an empty table header) too
+    assert [f"{v['id']} ({v['impact']}) at {[node['target'] for node in v['nodes'][:3]]}" for v in violations] == []
