@@ -61,6 +61,7 @@ EXTERNAL_SCRIPT = re.compile(r'<script src="([^"]+\.js)"></script>')
 STYLE_BLOCK = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
 VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+TAG_OR_COMMENT = re.compile(r"<!--.*?-->|<(/?)([a-zA-Z][^\s/>]*)[^>]*>", re.DOTALL)  # group 1 is None for a comment
 FIRST_SKIPPED_BLOCK = 13  # site.css: `.md-content__inner > :nth-child(n + 13)` may be skipped until near the screen
 ROOT_BELOW_AN_ELEMENT = re.compile(r"\S\s*[\s>+~]\s*:root")  # `.jupyter-wrapper :root`: :root has no ancestor
 
@@ -209,37 +210,23 @@ def svg_size(path):
     return round(float(view_box[2])), round(float(view_box[3]))
 
 
-class _BlockStarts(HTMLParser):
-    """Where each top-level element of a page's content begins, as (line, column) in its source."""
-
-    def __init__(self):
-        super().__init__()
-        self.starts, self.depth = [], 0
-
-    def handle_starttag(self, tag, attrs):
-        if self.depth == 0:
-            self.starts.append(self.getpos())
-        self.depth += tag not in VOID_ELEMENTS
-
-    def handle_startendtag(self, tag, attrs):
-        if self.depth == 0:
-            self.starts.append(self.getpos())
-
-    def handle_endtag(self, tag):
-        self.depth -= bool(self.depth)
-
-
 def skippable_from(page_html):
     """The offset in a chapter's content where its blocks the browser may skip begin (site.css skips blocks from
-    the 13th on until they come near the screen); the end of the content if it has twelve blocks or fewer."""
-    blocks = _BlockStarts()
-    blocks.feed(page_html)
-    blocks.close()
-    if len(blocks.starts) < FIRST_SKIPPED_BLOCK:
-        return len(page_html)
-    line, column = blocks.starts[FIRST_SKIPPED_BLOCK - 1]
-    line_starts = [0] + [match.end() for match in re.finditer("\n", page_html)]
-    return line_starts[line - 1] + column
+    the 13th on until they come near the screen); the end of the content if it has twelve blocks or fewer. Reads
+    tags only as far as that block (a page's first blocks are often most of its formulas)."""
+    depth, blocks = 0, 0
+    for tag in TAG_OR_COMMENT.finditer(page_html):
+        if tag.group(1) is None:  # a comment
+            continue
+        if tag.group(1):
+            depth -= bool(depth)
+            continue
+        if depth == 0:
+            blocks += 1
+            if blocks == FIRST_SKIPPED_BLOCK:
+                return tag.start()
+        depth += tag.group(2).lower() not in VOID_ELEMENTS and not tag.group(0).endswith("/>")
+    return len(page_html)
 
 
 def size_images(page_html, page_url, docs_dir, eager_before=None):
