@@ -34,6 +34,7 @@ if "numpy" not in sys.modules and not any(name in os.environ for name in THREAD_
     os.environ.update({name: "1" for name in THREAD_VARIABLES})  # read by the BLAS when numpy loads it
 
 import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_info  # noqa: E402
 
 from scripts.pipeline.project import REPO, Project  # noqa: E402
 
@@ -151,16 +152,11 @@ def machine():
         "blas": {key: blas.get(key) for key in ("name", "version", "openblas configuration") if blas.get(key)},
         "thread_env": {key: os.environ[key] for key in sorted(os.environ) if key.endswith("_NUM_THREADS")},
         "load_average_start": [round(x, 2) for x in os.getloadavg()],
-    }
-    try:
-        from threadpoolctl import threadpool_info
-
-        info["threadpools"] = [
+        "threadpools": [
             {key: pool.get(key) for key in ("internal_api", "version", "num_threads", "threading_layer")}
             for pool in threadpool_info()
-        ]
-    except ImportError:
-        info["threadpools"] = "threadpoolctl not installed"
+        ],
+    }
     return info
 
 
