@@ -2,7 +2,8 @@
 
 ``load()`` reads and checks the file and returns a ``Claims`` (its topics, page titles and claims, in the file's
 order); a record missing a field or with an unknown one, an unknown verdict or topic, a repeated id or a `see`
-page without a title in ``[pages]`` raises ``ClaimsError`` naming the claim and the field. A chapter notebook
+page without titles in ``[pages]`` raises ``ClaimsError`` naming the claim and the field (and a page without
+both titles, or text that is not TOML, names those). A chapter notebook
 runs without the repository's files: it carries the file's text in ``lib.data_files``
 (scripts/pipeline/notebooks.py).
 """
@@ -76,7 +77,8 @@ class Claims:
 
 
 def read_text():
-    """The claims file's text: the copy a notebook carries, else the file beside this module's folder."""
+    """The claims file's text: the copy a notebook carries, else snippets/claims/claims.toml (found from this
+    module's own path, so a snippet runs from any folder)."""
     carried = getattr(lib, "data_files", {})
     if DATA in carried:
         return carried[DATA]
@@ -85,11 +87,17 @@ def read_text():
 
 def load(text=None):
     """The checked inventory of the claims file's ``text`` (by default the project's)."""
-    data = tomllib.loads(read_text() if text is None else text)
+    try:
+        data = tomllib.loads(read_text() if text is None else text)
+    except tomllib.TOMLDecodeError as error:
+        raise ClaimsError(f"{DATA}: not valid TOML: {error}") from None
     unknown = set(data) - {"topics", "pages", "claims"}
     if unknown:
         raise ClaimsError(f"{DATA}: unknown tables {sorted(unknown)}; expected topics, pages and claims")
     topics, pages = data.get("topics", {}), data.get("pages", {})
+    for link, titles in pages.items():
+        if not isinstance(titles, dict) or sorted(titles) != ["en", "zh"]:
+            raise ClaimsError(f"{DATA}: [pages] {link!r}: give its titles as {{ en = \"...\", zh = \"...\" }}")
     claims, seen = [], set()
     for number, record in enumerate(data.get("claims", []), 1):
         cid = record.get("id", f"number {number}")

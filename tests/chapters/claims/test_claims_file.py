@@ -79,3 +79,13 @@ def test_a_bad_record_is_refused_naming_the_claim_and_the_field(planted):
 def test_an_unknown_table_is_refused_naming_it():
     with pytest.raises(reader.ClaimsError, match=r"unknown tables \['claim'\]"):
         reader.load(TEXT.replace("\n[[claims]]\n", "\n[[claim]]\n", 1))
+
+
+def test_a_page_without_both_titles_is_refused_naming_it():
+    with pytest.raises(reader.ClaimsError, match=r"\[pages\] 'masks.md': give its titles as"):
+        reader.load(TEXT.replace("'masks.md' = { en = 'Masks', zh = '掩码' }", "'masks.md' = { en = 'Masks' }"))
+
+
+def test_text_that_is_not_toml_is_refused_naming_the_file_and_line():
+    with pytest.raises(reader.ClaimsError, match=r"^claims/claims.toml: not valid TOML: .*line 20"):
+        reader.load(TEXT.replace("why = 'Why attention, and the paper'", "why = Why attention"))
