@@ -92,11 +92,11 @@ def verdicts(language="en"):
     """(id, verdict, claim, evidence as the claims page shows it) of every claim in the inventory, in ``language``
     ("en", or "zh" for the Chinese row)."""
     sys.path.insert(0, str(REPO / "snippets"))
-    from lib.claims_inventory import claims
+    from lib.claims import load
 
     suffix = "_zh" if language == "zh" else ""
-    return [(c["id"], c[f"verdict{suffix}"], c[f"claim{suffix}"], substitute_values(c[f"evidence{suffix}"], _shown))
-            for c in claims()]
+    return [(c.id, c.verdict_zh if suffix else c.verdict_en, getattr(c, f"claim{suffix}"),
+             substitute_values(getattr(c, f"evidence{suffix}"), _shown)) for c in load().claims]
 
 
 def main(argv):

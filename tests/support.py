@@ -1,5 +1,5 @@
 """What the tests share, in one place: the repository's folders, readers of what the build committed, a snippet
-run in-process, the site's nav, an independent attention oracle, and the claims inventory's helpers.
+run in-process, the site's nav, an independent attention oracle, and the claims inventory with its helpers.
 
 The oracle (plain Python loops over positions, one number at a time) shares no code with
 snippets/lib/attention.py; tests compare the two. Committed outputs are read through the build's one reader
@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from lib import zh
-from lib.claims_inventory import claims
+from lib.claims import load as load_claims
 from scripts.pipeline import published as _published
 from scripts.pipeline.project import REPO, Project
 from scripts.pipeline.references import VALUE
@@ -146,8 +146,9 @@ def positional_encoding(p, dim, d_model, base=10000):
 
 # ------------------------------------------------------------------ the claims inventory
 CLAIMS_PAGE = DOCS / "claims.md"
-INVENTORY = {claim["id"]: claim for claim in claims()}
-VERDICTS = {cid: claim["verdict"] for cid, claim in INVENTORY.items()}
+CLAIMS = load_claims()  # the inventory: snippets/claims/claims.toml
+INVENTORY = {claim.id: claim for claim in CLAIMS.claims}
+VERDICTS = {cid: claim.verdict_en for cid, claim in INVENTORY.items()}
 ALLOWED = ("holds", "does not hold", "cannot be checked here")
 
 
@@ -163,7 +164,7 @@ def kind(cid):
 def claim(cid):
     """pytest mark naming the claim and its verdict, worded as on the page."""
     entry = INVENTORY[cid]
-    return pytest.mark.claim(f"{cid} {entry['claim']} ({entry['source']}) Verdict: {entry['verdict']}.")
+    return pytest.mark.claim(f"{cid} {entry.claim} ({entry.source}) Verdict: {entry.verdict_en}.")
 
 
 def attend(x, w, allowed=None):

@@ -8,7 +8,8 @@ Chinese notebook each figure's Chinese twin where the snippet drew one), so the 
 executing them. The site also offers the same cells as a plain script (``notebook_script``: jupytext's percent
 format), written at site build time. The first cells load the library modules from their text, so a downloaded
 notebook runs anywhere with NumPy and matplotlib and writes no files; library modules the chapter shows are
-visible cells, the others hidden.
+visible cells, the others hidden. A hidden cell after them carries the data files the library reads (every
+``*.toml`` in the folders of the chapter's snippets) as ``lib.data_files``.
 """
 
 import ast
@@ -75,10 +76,29 @@ def snippet_code(source):
     return without_bootstrap(LIMIT_LINE.sub("", without_section_markers(source))).strip() + "\n"
 
 
+def raw_string(path, text):
+    """``text`` as a raw triple-quoted Python string; ValueError naming ``path`` if it cannot be one."""
+    if "'''" in text or text.rstrip().endswith("\\"):
+        raise ValueError(f"{path} cannot be embedded in a notebook: it contains ''' or ends with \\")
+    return f"r'''{text}'''"
+
+
 def module_cell(name, source):
-    if "'''" in source or source.rstrip().endswith("\\"):
-        raise ValueError(f"snippets/{name}.py cannot be embedded in a notebook: it contains ''' or ends with \\")
-    return f"load_module(\"{name}\", r'''{source}''')"
+    return f"load_module(\"{name}\", {raw_string(f'snippets/{name}.py', source)})"
+
+
+def data_files(project, names):
+    """{path under snippets/: text} of the data files the snippets ``names`` may read through the library (every
+    ``*.toml`` in their folders: lib.claims reads claims/claims.toml)."""
+    folders = dict.fromkeys((project.snippets / name).parent for name in names)
+    paths = [path for folder in folders for path in sorted(folder.glob("*.toml"))]
+    return {path.relative_to(project.snippets).as_posix(): path.read_text(encoding="utf-8") for path in paths}
+
+
+def data_cell(files):
+    """The cell that hands the library the data files' text as ``lib.data_files`` (a notebook has no files)."""
+    entries = "".join(f"    {path!r}: {raw_string(f'snippets/{path}', text)},\n" for path, text in files.items())
+    return 'sys.modules["lib"].data_files = {\n' + entries + "}"
 
 
 def snippet_outputs(project, name, language="en"):
@@ -105,7 +125,8 @@ def build_notebook(project, stem, markdown, graph, language="en"):
     shown = {f"{LIBRARY}.{module}" for module in uses.library}
     modules = list(dict.fromkeys(m for name in names for m in dependencies(name, graph)))
     prose_before, prose_after = chapter_cells(markdown, project, language, f"{stem}.md")
-    files = [project.relative(module_path(project, m)) for m in modules]
+    data = data_files(project, names)
+    files = [project.relative(module_path(project, m)) for m in modules] + [f"snippets/{path}" for path in data]
     cells = [
         nbformat.v4.new_markdown_cell(introduction(title, files, language)),
         nbformat.v4.new_code_cell(LOADER),
@@ -114,6 +135,8 @@ def build_notebook(project, stem, markdown, graph, language="en"):
         source = module_path(project, module).read_text(encoding="utf-8")
         metadata = {} if module in shown else {"tags": [MODULE_TAG]}
         cells.append(nbformat.v4.new_code_cell(module_cell(module, source), metadata=metadata))
+    if data:
+        cells.append(nbformat.v4.new_code_cell(data_cell(data), metadata={"tags": [MODULE_TAG]}))
     for name in names:
         code = snippet_code((project.snippets / f"{name}.py").read_text(encoding="utf-8"))
         cells.append(nbformat.v4.new_markdown_cell(prose_before[name]))

@@ -19,7 +19,7 @@ def test_the_lister_runs_and_covers_every_chapter_and_verdict():
     assert f"{len(INVENTORY)} claims verdicts" in text
     for cid, claim in INVENTORY.items():
         assert f"\n{cid} [" in text, cid
-        assert f"\n{cid} 中文 [{claim['verdict_zh']}] {claim['claim_zh']} -- " in text, cid  # the Chinese row too
+        assert f"\n{cid} 中文 [{claim.verdict_zh}] {claim.claim_zh} -- " in text, cid  # the Chinese row too
 
 
 def test_the_lister_shows_values_and_flags_quantifiers():

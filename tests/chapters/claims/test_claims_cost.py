@@ -35,7 +35,7 @@ def test_c003_35_counts_the_whole_step_as_the_kv_cache_chapter_does():
     assert int(per_step[str(t)]["with cache"]) == 4 * d * d + 2 * t * d  # same formula on the other page
     from support import INVENTORY
 
-    evidence = INVENTORY["C003-35"]["evidence"]
+    evidence = INVENTORY["C003-35"].evidence
     assert "counted as the KV-cache chapter counts a step" in evidence and "alone are" in evidence
 
 
@@ -46,7 +46,7 @@ def test_c000_85_learned_and_absent_positions_are_measured_or_cited_on_the_site(
     assert kind("C000-85") == "holds only when"
     assert abs(v("claims/why", "paper_dev_learned_pe") - v("claims/why", "paper_dev_base")) < 0.15
     assert v("order_matters/permutation", "mask_equivariance_error") > 0.1
-    evidence = INVENTORY["C000-85"]["evidence"]
+    evidence = INVENTORY["C000-85"].evidence
     assert "Haviv et al. 2022" in evidence and "BERT and GPT-2" in evidence
     order_matters = (REPO / "docs" / "order-matters.md").read_text(encoding="utf-8")
     positional = (REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8")

@@ -82,7 +82,7 @@ def test_the_chinese_rows_quote_the_tutorials_in_their_own_words():
     if not SEEDS.is_dir():
         pytest.skip(f"seed tutorials not found at {SEEDS} (set SEEDS_DIR to the folder holding 000_*.txt, 003_*.txt)")
     seeds = "".join(re.sub(r"\s+", "", path.read_text(encoding="utf-8")) for path in sorted(SEEDS.glob("00*_*.txt")))
-    quotes = {(cid, quote) for cid, claim in INVENTORY.items() for quote in re.findall(r"“([^”]*)”", claim["claim_zh"])
+    quotes = {(cid, quote) for cid, claim in INVENTORY.items() for quote in re.findall(r"“([^”]*)”", claim.claim_zh)
               if re.search(r"[\u4e00-\u9fff]", quote)}
     assert {cid for cid, _ in quotes} >= {"C000-87", "C003-45", "C000-17", "C000-37"}
     assert not sorted((cid, quote) for cid, quote in quotes if re.sub(r"\s+", "", quote) not in seeds)

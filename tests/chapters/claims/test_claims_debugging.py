@@ -78,7 +78,7 @@ def test_c000_68_names_where_the_0_02_comes_from():
     from support import INVENTORY
 
     assert kind("C000-68") == "cannot be checked here"  # whether it fixes training is still a training question
-    evidence = INVENTORY["C000-68"]["evidence"]
+    evidence = INVENTORY["C000-68"].evidence
     assert "BERT's `initializer_range`" in evidence and "`c_proj` included" in evidence
     positional = flat_page("positional-encoding.md")
     assert "standard deviation 0.02 (`initializer_range`)" in positional  # the site's own citation of BERT
@@ -93,4 +93,4 @@ def test_c000_66_the_zero_gradient_share_is_of_all_scores_and_is_the_clipped_one
     scores, d_scores = namespace["scores"], namespace["d_scores"]
     np.testing.assert_array_equal(d_scores == 0, np.abs(scores) >= 50)  # zero gradient exactly where clipped
     assert math.isclose(v("debugging/nan", "clip_zero_grad_share"), np.mean(np.abs(scores) >= 50))
-    assert "of the scores, every clipped one, get zero gradient" in INVENTORY["C000-66"]["evidence"]
+    assert "of the scores, every clipped one, get zero gradient" in INVENTORY["C000-66"].evidence

@@ -1,8 +1,9 @@
 """The claims page's bookkeeping: the inventory, its counts, its tables, its references and the paper's numbers.
 
-The inventory (snippets/lib/claims_inventory.py) is the one list of claims; snippets/claims/summary.py publishes
-one table per topic and the counts the page quotes. These tests check the committed outputs against the list,
-that every value an evidence text quotes exists, and the paper's numbers against the citation held here.
+The inventory (snippets/claims/claims.toml, read by snippets/lib/claims.py) is the one list of claims;
+snippets/claims/summary.py publishes one table per topic and the counts the page quotes. These tests check the
+committed outputs against the list, that every value an evidence text quotes exists, and the paper's numbers
+against the citation held here.
 """
 
 import re
@@ -10,6 +11,7 @@ from collections import Counter
 
 import pytest
 from support import (
+    CLAIMS,
     CLAIMS_PAGE as PAGE,
     english_words,
     flat_page,
@@ -25,7 +27,7 @@ from support import (
     VERDICTS,
 )
 
-from lib.claims_inventory import HEADER, TOPICS, table_rows
+from lib.claims import HEADER
 from scripts.pipeline import published as outputs
 from scripts.pipeline.references import read_page, without_references
 
@@ -36,7 +38,7 @@ def test_every_seed_claim_has_one_allowed_verdict():
     for cid in VERDICTS:
         assert re.fullmatch(r"C00[03]-\d\d|G-\d\d", cid), cid
         kind(cid)
-    assert {c["topic"] for c in INVENTORY.values()} <= set(TOPICS)
+    assert {c.topic for c in INVENTORY.values()} <= set(CLAIMS.topics)
 
 
 def test_counts_on_the_page_come_from_the_inventory():
@@ -57,10 +59,10 @@ def test_counts_on_the_page_come_from_the_inventory():
 def test_each_topic_table_is_on_the_page_and_shows_every_claim_once():
     page = PAGE.read_text(encoding="utf-8")
     seen = []
-    for topic in TOPICS:
+    for topic in CLAIMS.topics:
         assert (SUMMARY, topic) in read_page(page).tables
         rows = published_table(SUMMARY, topic)
-        assert len(rows) == len(table_rows(topic))
+        assert len(rows) == len(CLAIMS.table_rows(topic))
         for row in rows:
             assert row["Verdict"] == f"**{VERDICTS[row['ID']]}**"
             seen.append(row["ID"])
@@ -72,10 +74,10 @@ def test_each_topic_table_is_on_the_page_and_shows_every_claim_once():
 def test_every_quoted_value_exists():
     missing = []
     for cid, claim in INVENTORY.items():
-        for snippet, name in read_page(claim["evidence"]).values:
+        for snippet, name in read_page(claim.evidence).values:
             if not (GENERATED / snippet / "values.json").exists() or name not in published(snippet):
                 missing.append(f"{cid}: {snippet}.{name}")
-        assert "{" not in without_references(claim["evidence"]).replace("{t-1}", ""), cid
+        assert "{" not in without_references(claim.evidence).replace("{t-1}", ""), cid
     assert not missing, missing
 
 
@@ -97,17 +99,18 @@ def quoted(text):
                    "引用的值与英文行相同，英文行写出的每个数字中文行也都写出")
 def test_every_row_has_chinese_text_with_the_same_values_and_numbers():
     for cid, claim in INVENTORY.items():
-        english = " ".join((claim["claim"], claim["verdict"], claim["evidence"]))
-        chinese = " ".join((claim["claim_zh"], claim["verdict_zh"], claim["evidence_zh"]))
+        english = " ".join((claim.claim, claim.verdict_en, claim.evidence))
+        chinese = " ".join((claim.claim_zh, claim.verdict_zh, claim.evidence_zh))
         for field in ("claim", "evidence"):  # a formula may be all a text says (C000-30): it differs by its "。"
-            assert claim[f"{field}_zh"].strip() and claim[f"{field}_zh"] != claim[field], f"{cid}: no Chinese {field}"
-        assert CJK.search(claim["verdict_zh"]), cid
-        assert quoted(claim["evidence_zh"]) == quoted(claim["evidence"]), cid
+            chinese_text = getattr(claim, f"{field}_zh")
+            assert chinese_text.strip() and chinese_text != getattr(claim, field), f"{cid}: no Chinese {field}"
+        assert CJK.search(claim.verdict_zh), cid
+        assert quoted(claim.evidence_zh) == quoted(claim.evidence), cid
         assert not typed_numbers(english) - typed_numbers(chinese), (cid, typed_numbers(english) - typed_numbers(chinese))
 
 
 def test_the_chinese_rows_use_no_english_words_but_code_names_and_citations():
-    found = {cid: english_words(" ".join((c["claim_zh"], c["verdict_zh"], c["evidence_zh"])))
+    found = {cid: english_words(" ".join((c.claim_zh, c.verdict_zh, c.evidence_zh)))
              for cid, c in INVENTORY.items()}
     assert not {cid: words for cid, words in found.items() if words}
 
@@ -116,15 +119,15 @@ def test_the_chinese_verdicts_say_what_the_english_ones_say():
     wording = {"holds": "成立", "does not hold": "不成立", "cannot be checked here": "此处无法核查"}
     for cid, claim in INVENTORY.items():
         if kind(cid) == "holds only when":
-            assert re.fullmatch(r"仅当.+时成立", claim["verdict_zh"]), cid
+            assert re.fullmatch(r"仅当.+时成立", claim.verdict_zh), cid
         else:
-            assert claim["verdict_zh"] == wording[claim["verdict"]], cid
+            assert claim.verdict_zh == wording[claim.verdict_en], cid
 
 
 def test_the_chinese_rows_name_the_tutorials_in_chinese_and_write_no_italics():
-    for topic in TOPICS:
-        for cid, claim_cell, _, evidence in table_rows(topic, "zh"):
-            assert claim_cell.endswith(("（常见说法）", f"（种子教程 {INVENTORY[cid]['source']}）")), claim_cell
+    for topic in CLAIMS.topics:
+        for cid, claim_cell, _, evidence in CLAIMS.table_rows(topic, "zh"):
+            assert claim_cell.endswith(("（常见说法）", f"（种子教程 {INVENTORY[cid].source}）")), claim_cell
             for cell in (claim_cell, evidence):
                 assert "*" not in re.sub(r"`[^`]*`", "", cell).replace("**", ""), cell
                 assert not re.search(r"\bseed\b|et al", cell, re.IGNORECASE), cell
@@ -135,12 +138,12 @@ def test_the_chinese_rows_name_the_tutorials_in_chinese_and_write_no_italics():
                    "verdicts, the same quoted values, in Chinese", zh="中文论断表格与英文表格来自同一次运行："
                    "编号、判定和引用的值都相同，文字是中文")
 def test_each_topic_has_a_chinese_table_with_the_same_ids_verdicts_and_values():
-    for topic in TOPICS:
+    for topic in CLAIMS.topics:
         english, chinese = outputs.table(SUMMARY, topic), outputs.table(SUMMARY, topic, language="zh")
         assert chinese["header"] == HEADER["zh"]
         assert [row[0] for row in chinese["rows"]] == [row[0] for row in english["rows"]]
         for (cid, claim, verdict, evidence), english_row in zip(chinese["rows"], english["rows"]):
-            assert verdict == f"**{INVENTORY[cid]['verdict_zh']}**" and english_row[2] == f"**{VERDICTS[cid]}**"
+            assert verdict == f"**{INVENTORY[cid].verdict_zh}**" and english_row[2] == f"**{VERDICTS[cid]}**"
             assert quoted(evidence) == quoted(english_row[3]), cid
             assert english_words(" ".join((claim, verdict, evidence))) == [], cid
 
@@ -155,7 +158,7 @@ def test_the_chinese_table_of_the_seeds_mask_shows_the_same_numbers():
 
 def test_the_chinese_page_explains_the_verdicts_its_rows_use_and_no_longer_says_they_are_english():
     page = flat_page("claims.md", "docs-zh")
-    wordings = {claim["verdict_zh"] for claim in INVENTORY.values() if kind(claim["id"]) != "holds only when"}
+    wordings = {claim.verdict_zh for claim in INVENTORY.values() if kind(claim.id) != "holds only when"}
     for verdict in (*sorted(wordings), "仅当……时成立"):
         assert f"- **{verdict}**：" in page, verdict
     assert "用英文" not in page and "英文转述" not in page

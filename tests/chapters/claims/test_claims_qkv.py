@@ -116,7 +116,7 @@ def test_g01_every_head_sees_every_feature():
 def test_c000_58_quotes_separate_and_tied_rates_at_stated_widths():
     from support import INVENTORY
 
-    evidence = INVENTORY["C000-58"]["evidence"]
+    evidence = INVENTORY["C000-58"].evidence
     # the separate rate was quoted at d_k = 8 next to the tied rate at d_k = 64; now each width is named
     assert "separate_rate_min" in evidence and "separate_rate_max" in evidence and "at every width" in evidence
     assert "tied_rate_d8 }} with W_q = W_k at d_k = 8" in evidence

@@ -124,7 +124,7 @@ def test_g04_scale_is_a_temperature():
 def test_c000_21_stable_rows_are_one_hot_to_rounding_as_the_chapter_says():
     from support import INVENTORY
 
-    evidence = INVENTORY["C000-21"]["evidence"]
+    evidence = INVENTORY["C000-21"].evidence
     assert "exactly one-hot" not in evidence and "one-hot to float64 rounding" in evidence
     chapter = flat_page("scaled-dot-product.md")
     assert "one-hot to within float64 rounding" in chapter  # the two pages now say the same

@@ -34,7 +34,7 @@ def test_g08_mistral_span():
     assert (layers, w) == (32, 4096)
     for span in (v("sliding_window/memory", "mistral_span_paper"), v("sliding_window/memory", "mistral_span")):
         assert round(span / 1000) == 131  # "approximately 131K tokens"
-    assert "\"approximately 131K tokens\"" in INVENTORY["G-08"]["evidence"] and kind("G-08") == "holds"
+    assert "\"approximately 131K tokens\"" in INVENTORY["G-08"].evidence and kind("G-08") == "holds"
 
 
 @claim("G-09")
@@ -77,14 +77,14 @@ def test_g11_interleaving_saves_less_than_windowing_every_layer():
 def test_g12_no_causal_mask_over_the_source():
     assert v("cross_attention/attend", "first_query_sees_whole_source") is True
     assert v("cross_attention/attend", "max_pad_weight") == 0.0
-    assert "attend over all positions in the input sequence" in INVENTORY["G-12"]["evidence"]
+    assert "attend over all positions in the input sequence" in INVENTORY["G-12"].evidence
     assert kind("G-12") == "does not hold"
 
 
 @claim("G-13")
 def test_g13_queries_come_from_the_decoder():
     quote = "the queries come from the previous decoder layer, and the memory keys and values come from the output of the encoder"
-    assert quote in INVENTORY["G-13"]["evidence"] and "§3.2.3" in INVENTORY["G-13"]["evidence"]
+    assert quote in INVENTORY["G-13"].evidence and "§3.2.3" in INVENTORY["G-13"].evidence
     assert kind("G-13") == "does not hold"
 
 

@@ -1,0 +1,91 @@
+"""The claims file (snippets/claims/claims.toml) and its reader (snippets/lib/claims.py): the file loads, every page
+it links to exists in both editions, a notebook's carried copy is what the reader reads, and each kind of bad record
+is refused with an error naming the claim and the field."""
+
+import re
+import types
+
+import pytest
+from support import CLAIMS, DOCS, DOCS_ZH, PROJECT
+
+import lib
+from lib import claims as reader
+from scripts.pipeline.notebooks import data_cell, data_files
+
+TEXT = (PROJECT.snippets / reader.DATA).read_text(encoding="utf-8")
+FIRST = TEXT.index("\n[[claims]]\n")  # the first record, C000-02, runs to the second one
+SECOND = TEXT.index("\n[[claims]]\n", FIRST + 1)
+
+
+def first_record_changed(old, new):
+    """The file's text with ``old`` replaced by ``new`` in its first record only."""
+    record = TEXT[FIRST:SECOND]
+    assert old in record, old
+    return TEXT[:FIRST] + record.replace(old, new, 1) + TEXT[SECOND:]
+
+
+def test_the_file_holds_every_claim_once_with_named_fields():
+    assert len(CLAIMS.claims) == 163 and CLAIMS.claims[0].id == "C000-02"
+    assert [claim.verdict for claim in CLAIMS.claims].count("only_when") == 40
+    assert {claim.verdict for claim in CLAIMS.claims} == set(reader.VERDICTS)
+
+
+@pytest.mark.parametrize("edition", [DOCS, DOCS_ZH], ids=["en", "zh"])
+def test_every_linked_page_and_anchor_exists_in_both_editions(edition):
+    for link in CLAIMS.pages:
+        page, _, anchor = link.partition("#")
+        assert (edition / page).exists(), f"{reader.DATA} [pages]: {link} has no page in {edition.name}/"
+        if anchor:
+            assert re.search(rf"\{{#{anchor}\}}", (edition / page).read_text(encoding="utf-8")), link
+
+
+def test_a_notebook_carries_the_file_and_the_reader_reads_that_copy(monkeypatch):
+    carried = data_files(PROJECT, ["claims/summary", "claims/why"])
+    assert carried == {reader.DATA: TEXT}
+    notebook = {"sys": types.SimpleNamespace(modules={"lib": types.SimpleNamespace()})}
+    exec(data_cell(carried), notebook)  # the notebook's hidden cell
+    assert notebook["sys"].modules["lib"].data_files == carried
+    changed = first_record_changed("verdict = 'holds'", "verdict = 'fails'")
+    monkeypatch.setattr(lib, "data_files", {reader.DATA: changed}, raising=False)
+    assert reader.load().claims[0].verdict_en == "does not hold"
+
+
+BAD_RECORDS = {
+    "unknown field": (("see = 'scaled-dot-product.md'", "see = 'scaled-dot-product.md'\ncolour = 'red'"),
+                      "claim C000-02: unknown field colour"),
+    "missing field": (("\nevidence_zh = ", "\nevidence_in_chinese = "), "claim C000-02: missing field evidence_zh"),
+    "unknown verdict": (("verdict = 'holds'", "verdict = 'true'"),
+                        "claim C000-02: field verdict: unknown verdict 'true'"),
+    "only_when without its condition": (("verdict = 'holds'", "verdict = 'only_when'"),
+                                        "claim C000-02: missing field condition, condition_zh"),
+    "a condition without only_when": (("verdict = 'holds'", "verdict = 'holds'\ncondition = 'always'"),
+                                      "claim C000-02: unknown field condition"),
+    "unknown topic": (("topic = 'why'", "topic = 'history'"), "claim C000-02: field topic: unknown topic 'history'"),
+    "see page without a title": (("see = 'scaled-dot-product.md'", "see = 'scaled-dot-products.md'"),
+                                 "claim C000-02: field see: no page 'scaled-dot-products.md' in [pages]"),
+    "not a string": (("source = '000 §1'", "source = 1"), "claim C000-02: field source: not a string"),
+    "repeated id": (("id = 'C000-02'", "id = 'C000-03'"), "claim C000-03: field id: C000-03 is listed twice"),
+}
+
+
+@pytest.mark.parametrize("planted", BAD_RECORDS)
+def test_a_bad_record_is_refused_naming_the_claim_and_the_field(planted):
+    (old, new), message = BAD_RECORDS[planted]
+    with pytest.raises(reader.ClaimsError) as error:
+        reader.load(first_record_changed(old, new))
+    assert str(error.value).startswith(f"{reader.DATA}: {message}"), str(error.value)
+
+
+def test_an_unknown_table_is_refused_naming_it():
+    with pytest.raises(reader.ClaimsError, match=r"unknown tables \['claim'\]"):
+        reader.load(TEXT.replace("\n[[claims]]\n", "\n[[claim]]\n", 1))
+
+
+def test_a_page_without_both_titles_is_refused_naming_it():
+    with pytest.raises(reader.ClaimsError, match=r"\[pages\] 'masks.md': give its titles as"):
+        reader.load(TEXT.replace("'masks.md' = { en = 'Masks', zh = '掩码' }", "'masks.md' = { en = 'Masks' }"))
+
+
+def test_text_that_is_not_toml_is_refused_naming_the_file_and_line():
+    with pytest.raises(reader.ClaimsError, match=r"^claims/claims.toml: not valid TOML: .*line 20"):
+        reader.load(TEXT.replace("why = 'Why attention, and the paper'", "why = Why attention"))
