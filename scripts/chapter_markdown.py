@@ -10,6 +10,7 @@ produced in snippets/chapter/what.py. A reference to a missing snippet or value 
 import logging
 
 from scripts import provenance
+from scripts.chapter_list import CHAPTER_LIST, chapter_list, titled_links
 from scripts.ledger import claims_table, values_table
 from scripts.pipeline.published import figure_file, table, values
 from scripts.pipeline.references import (chapter_folder, read_page, substitute_figures, substitute_tables,
@@ -95,14 +96,16 @@ def notebook_box(uses, stem, language):
     return NOTEBOOK_BOX[language].format(stem=stem, folder=chapter_folder(stem)) if uses.code else ""
 
 
-def chapter(markdown, project, src_path, depth, language, repo_blob):
+def chapter(markdown, project, src_path, depth, language, repo_blob, nav, docs_dir):
     """A chapter's Markdown with everything it quotes inlined and its notebook links and footer appended;
-    ``depth`` is how many folders deep its page is served."""
+    ``depth`` is how many folders deep its page is served; ``nav`` (the menu) and ``docs_dir`` give the list
+    of chapters and the titles of ``[→](page.md)`` links."""
     stem = src_path[: -len(".md")]
     uses = read_page(markdown)  # the page's one parse
     snippets = uses.snippets
     markdown = expand_tables(markdown, project, src_path, language)  # a table may quote values: {{ chapter.what.value }}
     markdown = inline_values(markdown, project, src_path, language) + notebook_box(uses, stem, language)
+    markdown = titled_links(markdown.replace(CHAPTER_LIST, chapter_list(nav, docs_dir, language)), docs_dir)
     if language == "zh":
         markdown = chinese_figures(markdown, project, src_path)
     if snippets:

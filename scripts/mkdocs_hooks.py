@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # MkDocs loads hoo
 from scripts import chapter_markdown, editions, fast_pages, notebook_export, provenance, serve_rebuilds  # noqa: E402
 from scripts import addresses, search_text  # noqa: E402
 from scripts.build_cache import cached  # noqa: E402
+from scripts.chapter_list import translate_nav  # noqa: E402
 from scripts.notebook_figures import chapter_alt_texts, link_figures  # noqa: E402
 from scripts.pipeline.notebooks import notebook_script  # noqa: E402
 from scripts.pipeline.project import REPO as ROOT, Project  # noqa: E402
@@ -77,6 +78,8 @@ def on_config(config):
         material_workarounds.search_excludes_whole_elements()
         material_workarounds.glossary_words_in_search(config, search_text.write_dictionary())
     addresses.edition_address(config)
+    if "nav_labels" in config.extra:  # the Chinese edition: mkdocs.yml's menu, its labels translated
+        config["nav"] = translate_nav(config["nav"], config.extra["nav_labels"])
     if "mkdocs-jupyter" in config.plugins:
         notebook_export.use_shared_exporters()
     editions.own_notebook_cache(config)
@@ -125,7 +128,8 @@ def on_page_markdown(markdown, page, config, files):
     if not page.file.src_path.endswith(".md"):  # notebooks quote their own outputs
         return markdown
     return chapter_markdown.chapter(markdown, Project(), page.file.src_path, page.url.count("/"),
-                                    editions.edition(config), config["extra"].get("repo_blob"))
+                                    editions.edition(config), config["extra"].get("repo_blob"), config["nav"],
+                                    config["docs_dir"])
 
 
 def on_page_content(html, page, config, files):

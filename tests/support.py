@@ -105,7 +105,12 @@ def nav_pages(entries):
             yield value
 
 
-NAV = list(nav_pages(yaml.load((REPO / "mkdocs.yml").read_text(), Loader=_Loader)["nav"]))
+def mkdocs_config(name="mkdocs.yml"):
+    """A MkDocs configuration file as YAML data (its tags read as None)."""
+    return yaml.load((REPO / name).read_text(encoding="utf-8"), Loader=_Loader)
+
+
+NAV = list(nav_pages(mkdocs_config()["nav"]))
 
 
 # ------------------------------------------------------------------ the oracle: loops written from the definitions

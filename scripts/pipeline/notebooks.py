@@ -17,6 +17,7 @@ import re
 
 import jupytext
 import nbformat
+from mkdocs.utils.meta import get_data
 
 from .discover import BOOTSTRAP, BOOTSTRAP_IMPORTS, LIBRARY, dependencies, import_graph, module_path
 from .notebook_markdown import chapter_cells, chapter_title, heading_ids, introduction
@@ -118,7 +119,8 @@ def snippet_outputs(project, name, language="en"):
 
 def build_notebook(project, stem, markdown, graph, language="en"):
     """The notebook of chapter ``stem`` (``markdown``: the chapter in ``language``): its prose as Markdown cells
-    between its snippets' code cells (scripts/pipeline/notebook_markdown.py)."""
+    between its snippets' code cells (scripts/pipeline/notebook_markdown.py); its front matter is the site's."""
+    markdown, _ = get_data(markdown)
     title = chapter_title(markdown, stem)
     uses = read_page(markdown)
     names = uses.code

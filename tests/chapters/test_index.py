@@ -4,7 +4,8 @@ import re
 
 import numpy as np
 import pytest
-from support import NAV, published_table, REPO
+from scripts.chapter_list import CHAPTER_LIST, chapter_list, page_title, translate_nav
+from support import NAV, mkdocs_config, published_table, REPO
 
 from lib.attention import causal_mask, multi_head_attention, scaled_dot_product_attention, sinusoidal_positions
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
@@ -14,13 +15,17 @@ NUMBER_WORDS = {10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen"}
 LINK = re.compile(r"\]\(([a-z0-9-]+\.md)(?:#[a-z0-9-]+)?\)")
 
 
-@pytest.mark.claim("The home page links every chapter of the site",
-                   zh="首页链接到网站的每一章")
-def test_home_links_every_chapter_in_the_nav():
-    linked = set(LINK.findall(HOME.read_text(encoding="utf-8")))
-    missing = [page for page in NAV if page != "index.md" and page not in linked]
-    assert missing == []
-    assert all((REPO / "docs" / page).is_file() for page in linked)
+@pytest.mark.claim("The home page links every chapter of the site, with its title and summary",
+                   zh="首页链接到网站的每一章，并附上章节标题和简介")
+@pytest.mark.parametrize("docs, labels", [("docs", {}), ("docs-zh", mkdocs_config("mkdocs.zh.yml")["extra"]["nav_labels"])])
+def test_home_links_every_chapter_in_the_nav(docs, labels):
+    assert CHAPTER_LIST in (REPO / docs / "index.md").read_text(encoding="utf-8")
+    nav = translate_nav(mkdocs_config()["nav"], labels) if labels else mkdocs_config()["nav"]
+    listed = chapter_list(nav, REPO / docs, "zh" if labels else "en")
+    assert [m.group(1) for m in LINK.finditer(listed)] == [page for page in NAV if page != "index.md"]
+    for page in NAV[1:]:
+        assert f"[{page_title(REPO / docs / page)}]({page})" in listed
+    assert all(f"**{label}**" in listed for label in labels.values() if label != labels["Home"])
 
 
 @pytest.mark.claim("Every step on the home page's map links to the chapter that explains it",

@@ -345,7 +345,7 @@ def test_the_chinese_values_section_states_the_same_counts_in_chinese():
 def test_each_editions_ledger_page_is_filled_in_its_language():
     for language, folder, words in (("en", "docs", "claims in"), ("zh", "docs-zh", "条论断，分布在")):
         markdown = (REPO / folder / "ledger.md").read_text(encoding="utf-8")
-        page = chapter_markdown.chapter(markdown, Project(), "ledger.md", 1, language, None)
+        page = chapter_markdown.chapter(markdown, Project(), "ledger.md", 1, language, None, [], "docs")
         assert words in page and "<!-- ledger:" not in page, language
 
 

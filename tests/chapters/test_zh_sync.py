@@ -7,7 +7,8 @@ import pytest
 import yaml
 
 from scripts.pipeline.references import read_page, without_references
-from support import REPO
+from scripts.chapter_list import translate_nav
+from support import REPO, mkdocs_config, nav_pages
 
 ENGLISH, CHINESE = REPO / "docs", REPO / "docs-zh"
 PAGES = sorted(p.name for p in ENGLISH.glob("*.md"))
@@ -80,16 +81,13 @@ def test_the_glossary_is_one_term_per_english_word():
         assert term["zh"] not in term.get("avoid", []), term
 
 
-def test_the_chinese_nav_lists_the_same_pages_in_the_same_order():
-    def files(nav):
-        for entry in nav:
-            for value in entry.values():
-                yield from files(value) if isinstance(value, list) else [value]
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # !ENV and friends
-    english = yaml.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)["nav"]
-    chinese = yaml.load((REPO / "mkdocs.zh.yml").read_text(encoding="utf-8"), Loader=Loader)["nav"]
-    assert list(files(chinese)) == list(files(english))
+def test_the_chinese_menu_translates_every_label_of_the_english_one_and_no_other():
+    """The Chinese edition inherits mkdocs.yml's menu (its pages' titles are their own) and translates its labels."""
+    english, chinese = mkdocs_config("mkdocs.yml"), mkdocs_config("mkdocs.zh.yml")
+    assert "nav" not in chinese
+    labels = chinese["extra"]["nav_labels"]
+    translated = translate_nav(english["nav"], labels)
+    assert list(nav_pages(translated)) == list(nav_pages(english["nav"]))
+    used = {key for entry in english["nav"] if isinstance(entry, dict) for key in entry}
+    assert set(labels) == used, "a label in extra.nav_labels that the menu does not have"
+    assert all(label.strip() and label not in labels for label in labels.values())
