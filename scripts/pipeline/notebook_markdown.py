@@ -13,6 +13,7 @@ admonition a quotation, a heading without its ``{#id}`` (the notebook's metadata
 import re
 from dataclasses import dataclass
 
+from ..chapter_list import titled_links
 from .published import table, values
 from .references import CODE, FIGURE, INCLUDE, SECTION_MARKER, substitute_tables, substitute_values
 from .tables import markdown_table
@@ -125,6 +126,7 @@ def rendered_prose(markdown, project, language, chapter):
     markdown = CAPTION.sub(r"\1", markdown)
     markdown = admonitions_as_quotes(without_includes(SECTION_MARKER.sub("", markdown)))
     markdown = HTML_COMMENT.sub("", HTML_BLOCK_LINE.sub("", HEADING_ID.sub(r"\1", EXPLORABLE.sub("", markdown))))
+    markdown = titled_links(markdown, project.root / ("docs" if language == "en" else f"docs-{language}"))
     markdown = CHAPTER_LINK.sub(lambda m: f"](../../{m.group(1)}/{m.group(2) or ''})", markdown)
     return re.sub(r"\n{3,}", "\n\n", markdown).strip()
 

@@ -1,9 +1,9 @@
 """The claims inventory, read from snippets/claims/claims.toml: one record per claim, and each claims table's rows.
 
-``load()`` reads and checks the file and returns a ``Claims`` (its topics, page titles and claims, in the file's
-order); a record missing a field or with an unknown one, an unknown verdict or topic, a repeated id or a `see`
-page without titles in ``[pages]`` raises ``ClaimsError`` naming the claim and the field (and a page without
-both titles, or text that is not TOML, names those). A chapter notebook
+``load()`` reads and checks the file and returns a ``Claims`` (its topics and claims, in the file's order); a
+record missing a field or with an unknown one, an unknown verdict or topic or a repeated id raises
+``ClaimsError`` naming the claim and the field (text that is not TOML names the file and line). A claim's link
+to its page is written ``[→](page.md)``: the site gives it the page's title. A chapter notebook
 runs without the repository's files: it carries the file's text in ``lib.data_files``
 (scripts/pipeline/notebooks.py).
 """
@@ -59,7 +59,6 @@ class Claim:
 @dataclass(frozen=True)
 class Claims:
     topics: dict  # topic key -> its English title
-    pages: dict  # link -> {"en": title, "zh": title}
     claims: list  # of Claim
 
     def table_rows(self, topic, language="en"):
@@ -67,7 +66,7 @@ class Claims:
         with its chapter link]; the Chinese rows have no italics (Chinese has none)."""
         rows = []
         for c in (c for c in self.claims if c.topic == topic):
-            link = f"[→ {self.pages[c.see][language]}]({c.see})" if c.see else ""
+            link = f"[→]({c.see})" if c.see else ""  # the site writes the page's title in (scripts/chapter_list.py)
             if language == "en":
                 evidence = f"{c.evidence} {link}" if link else c.evidence
                 rows.append([c.id, f"{c.claim} *({c.source})*", f"**{c.verdict_en}**", evidence])
@@ -91,13 +90,10 @@ def load(text=None):
         data = tomllib.loads(read_text() if text is None else text)
     except tomllib.TOMLDecodeError as error:
         raise ClaimsError(f"{DATA}: not valid TOML: {error}") from None
-    unknown = set(data) - {"topics", "pages", "claims"}
+    unknown = set(data) - {"topics", "claims"}
     if unknown:
-        raise ClaimsError(f"{DATA}: unknown tables {sorted(unknown)}; expected topics, pages and claims")
-    topics, pages = data.get("topics", {}), data.get("pages", {})
-    for link, titles in pages.items():
-        if not isinstance(titles, dict) or sorted(titles) != ["en", "zh"]:
-            raise ClaimsError(f"{DATA}: [pages] {link!r}: give its titles as {{ en = \"...\", zh = \"...\" }}")
+        raise ClaimsError(f"{DATA}: unknown tables {sorted(unknown)}; expected topics and claims")
+    topics = data.get("topics", {})
     claims, seen = [], set()
     for number, record in enumerate(data.get("claims", []), 1):
         cid = record.get("id", f"number {number}")
@@ -118,10 +114,8 @@ def load(text=None):
                               f"use one of {', '.join(VERDICTS)}")
         if record["topic"] not in topics:
             raise ClaimsError(f"{where}: field topic: unknown topic {record['topic']!r}; known: {list(topics)}")
-        if record["see"] and record["see"] not in pages:
-            raise ClaimsError(f"{where}: field see: no page {record['see']!r} in [pages]")
         if cid in seen:
             raise ClaimsError(f"{where}: field id: {cid} is listed twice")
         seen.add(cid)
         claims.append(Claim(**record))
-    return Claims(topics, pages, claims)
+    return Claims(topics, claims)

@@ -13,6 +13,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
+from mkdocs.utils.meta import get_data
 import pytest
 
 from scripts.pipeline.check import check
@@ -152,8 +153,8 @@ def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
     of the other edition's prose is in the notebook."""
     checked = 0
     for notebook_path in sorted(notebook_folder(PROJECT, edition).glob("*.ipynb")):
-        markdown = (EDITIONS[edition] / f"{notebook_path.stem}.md").read_text(encoding="utf-8")
-        other = (EDITIONS["zh" if edition == "en" else "en"] / f"{notebook_path.stem}.md").read_text(encoding="utf-8")
+        markdown, _ = get_data((EDITIONS[edition] / f"{notebook_path.stem}.md").read_text(encoding="utf-8"))
+        other, _ = get_data((EDITIONS["zh" if edition == "en" else "en"] / f"{notebook_path.stem}.md").read_text(encoding="utf-8"))
         first_includes = {}
         for match in CODE.finditer(markdown):
             first_includes.setdefault(match.group(1), match.start())
