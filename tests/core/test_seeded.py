@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 import pytest
-from support import REPO
+from support import FIRST_OUTPUT_ZERO, REPO
 
 sys.path.insert(0, str(REPO / "snippets"))
 from lib.seeded import _splitmix64, normals  # noqa: E402
@@ -31,10 +31,6 @@ def test_normals_are_box_muller_of_the_uniforms_and_standard():
     assert abs(draws.mean()) < 0.02 and abs(draws.std() - 1) < 0.02  # standard errors are 0.003 and 0.002
     np.testing.assert_array_equal(normals(3, 5), draws[:5])  # a prefix of the same stream
     assert len(normals(3, 7)) == 7  # an odd count drops the last sine
-
-
-# The seed whose first SplitMix64 state is 0: the output mixes 0 to 0, so its first uniform is the smallest one.
-FIRST_OUTPUT_ZERO = 2**64 - 0x9E3779B97F4A7C15
 
 
 def test_the_smallest_uniform_is_half_a_step_above_zero():
