@@ -113,5 +113,5 @@ def decode_in_chunks(x, w_q, w_k, w_v, w_o, n_heads, window, chunk, attend=atten
         k = split_heads(x_c @ w_k, n_heads)  # (h, c, d_head)
         v = split_heads(x_c @ w_v, n_heads)  # (h, c, d_head)
         outputs.append(merge_heads(attend(q, k, v, cache)) @ w_o)  # (c, d_model)
-    return np.vstack([np.empty((0, w_o.shape[1])), *outputs]), cache  # (L, d_model)
+    return np.vstack([np.empty((0, w_o.shape[1])), *outputs]), cache  # (L, d_model), (0, d_model) if L = 0
 # --8<-- [end:decode]
