@@ -142,6 +142,11 @@ def oracle_attention(q, k, v, allowed=None):
     return outputs, weights
 
 
+# The seed of lib.seeded whose first SplitMix64 state is 0, which the mix keeps 0: its first uniform is the
+# smallest one, half a step above zero (tests/core/test_seeded.py, tests/site/test_explorable_core.py).
+FIRST_OUTPUT_ZERO = 2**64 - 0x9E3779B97F4A7C15
+
+
 def positional_encoding(p, dim, d_model, base=10000):
     """One entry of the sinusoidal encoding, straight from section 3.5 of the paper (whose base is 10000)."""
     pair = dim // 2

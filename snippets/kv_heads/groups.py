@@ -25,7 +25,7 @@ mask = causal_mask(L)  # (L, L)
 
 # --8<-- [start:ends]
 k_all, v_all = rng.normal(size=(2, n_heads, L, d_head))  # (h, L, d_head): one key/value head per query head
-gqa_as_mha, _ = grouped_query_attention(q, k_all, v_all, mask)  # h_kv = h
+gqa_as_mha, _ = grouped_query_attention(q, k_all, v_all, mask)  # q (h, L, d_head): heads before positions; h_kv = h
 mha, _ = scaled_dot_product_attention(q, k_all, v_all, mask)  # each head with its own keys and values
 
 k_one, v_one = k_all[:1], v_all[:1]  # (1, L, d_head): one key/value head for all

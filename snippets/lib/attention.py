@@ -9,6 +9,9 @@ Shapes use these letters: B batch, h heads, L (Lq, Lk) sequence lengths,
 d_model model width, d_k key/query width, d_v value width, d_head = d_model / h.
 """
 
+import math
+import numbers
+
 import numpy as np
 
 
@@ -130,11 +133,36 @@ def scaled_dot_product_attention_backward(d_output, q, k, v, mask=None):
     return _unbroadcast(d_q, q.shape), _unbroadcast(d_k, k.shape), _unbroadcast(d_v, v.shape)
 
 
+def check_whole_number(value, name, unit, least=1):
+    """``value`` as an int when it is a whole number (a Python or NumPy integer, not a bool) >= ``least``;
+    otherwise a ValueError naming ``name`` and the values it allows, counted in ``unit``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name} must be a whole number of {unit} >= {least}, got {value!r}")
+    return int(value)
+
+
+def _check_length(n, caller):
+    """The number of positions ``n`` as an int: a finite whole number >= 1 (5 or 5.0), else a ValueError."""
+    try:
+        whole = not isinstance(n, (bool, np.bool_)) and float(n).is_integer() and n >= 1  # NaN, inf: not integers
+    except (TypeError, ValueError):
+        whole = False
+    if not whole:
+        raise ValueError(f"{caller} needs a positive whole number of positions, got n = {n!r}")
+    return int(n)
+
+
+def check_base(base):
+    """The base of positional angles, theta_i = base^(-2i/d), as a float: finite and greater than 1."""
+    if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real) or not 1 < base < math.inf:
+        raise ValueError(f"base must be a finite number greater than 1 (the paper's is 10000), got {base!r}")
+    return float(base)
+
+
 def causal_mask(n):
     """(n, n) boolean mask, True on and below the diagonal: position i may attend to j <= i."""
-    if int(n) != n or n < 1:
-        raise ValueError(f"causal_mask needs a positive whole number of positions, got {n!r}")
-    return np.tril(np.ones((int(n), int(n)), dtype=bool))
+    n = _check_length(n, "causal_mask")
+    return np.tril(np.ones((n, n), dtype=bool))
 
 
 # --8<-- [start:sliding-window-mask]
@@ -143,12 +171,10 @@ def sliding_window_mask(n, window):
 
     ``window`` >= n gives the causal mask; ``window`` = 1 lets every position see only itself.
     """
-    if int(n) != n or n < 1:
-        raise ValueError(f"sliding_window_mask needs a positive whole number of positions, got n = {n!r}")
-    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
-        raise ValueError(f"the window must be a whole number of keys >= 1 (the query itself counts), got {window!r}")
-    i = np.arange(int(n))[:, None]  # (n, 1): query positions
-    j = np.arange(int(n))[None, :]  # (1, n): key positions
+    n = _check_length(n, "sliding_window_mask")
+    window = min(check_whole_number(window, "the window", "keys"), n)
+    i = np.arange(n)[:, None]  # (n, 1): query positions
+    j = np.arange(n)[None, :]  # (1, n): key positions
     return (j <= i) & (j > i - window)  # (n, n)
 # --8<-- [end:sliding-window-mask]
 
@@ -171,11 +197,10 @@ def sinusoidal_positions(n_positions, d_model, base=10000.0):
     """
     if d_model % 2:
         raise ValueError(f"d_model must be even to pair sines with cosines, got {d_model}")
-    if not base > 1:
-        raise ValueError(f"base must be greater than 1 (the paper's is 10000), got {base!r}")
+    base = check_base(base)
     positions = np.arange(n_positions)[:, None]  # (P, 1)
     two_i = np.arange(0, d_model, 2)[None, :]  # (1, d_model / 2)
-    angles = positions / float(base) ** (two_i / d_model)  # (P, d_model / 2)
+    angles = positions / base ** (two_i / d_model)  # (P, d_model / 2)
     pe = np.empty((n_positions, d_model))
     pe[:, 0::2] = np.sin(angles)
     pe[:, 1::2] = np.cos(angles)
@@ -210,7 +235,7 @@ def rope_angles(positions, d, base=10000.0):
     positions = np.asarray(positions, dtype=np.float64)
     if positions.ndim != 1:
         raise ValueError(f"positions must be one position per row, shape (L,), got shape {positions.shape}")
-    frequencies = base ** (-np.arange(0, d, 2) / d)  # (d/2,) radians per position
+    frequencies = check_base(base) ** (-np.arange(0, d, 2) / d)  # (d/2,) radians per position
     return positions[:, None] * frequencies[None, :]  # (L, d/2)
 
 
@@ -219,8 +244,10 @@ def apply_rope(x, positions, base=10000.0, pairing="interleaved"):
 
     x (..., L, d) with d even, positions (L,) integers or floats, theta_i = base^(-2i/d). A pair (a, b) becomes
     (a cos - b sin, a sin + b cos). ``pairing`` says which features form pair i (see ``rope_pairs``).
-    Returns (..., L, d). Queries and keys are rotated; values are not.
+    Returns a new float64 array (..., L, d); x itself is left unchanged. Queries and keys are rotated; values are not.
     """
+    if np.iscomplexobj(x):
+        raise ValueError(f"x must be real (queries or keys are real vectors), got dtype {np.asarray(x).dtype}")
     x = np.asarray(x, dtype=np.float64)
     if x.ndim < 2:
         raise ValueError(f"x must be (..., L, d), got shape {x.shape}")
@@ -243,6 +270,9 @@ def grouped_query_attention(q, k, v, mask=None):
 
     q (..., h, Lq, d_k), k (..., h_kv, Lk, d_k), v (..., h_kv, Lk, d_v), h a multiple of h_kv; query head i uses
     key/value head i // (h / h_kv). h_kv = h is multi-head attention, h_kv = 1 multi-query attention.
+    The head axis comes before the positions, as ``split_heads`` returns them: the third axis from the end is
+    always read as heads. Arrays laid out (..., L, h, d) (positions first, as some libraries keep them) are
+    taken as L heads of h positions, and no check can tell when the sizes allow it: move the axis first.
     mask as in ``scaled_dot_product_attention``, broadcastable to (..., h, Lq, Lk).
     Returns output (..., h, Lq, d_v) and weights (..., h, Lq, Lk).
     """
@@ -254,7 +284,7 @@ def grouped_query_attention(q, k, v, mask=None):
         raise ValueError(f"k and v must have the same number of key/value heads; got k {k.shape}, v {v.shape}")
     if h_kv < 1 or h % h_kv:
         raise ValueError(f"the {h} query heads (q {q.shape}) are not a multiple of the {h_kv} key/value heads "
-                         f"(k {k.shape})")
+                         f"(k {k.shape}); heads are the third axis from the end, (..., heads, L, d)")
     group = h // h_kv  # query heads per key/value head
     k = np.repeat(k, group, axis=-3)  # (..., h, Lk, d_k): head i gets key/value head i // group
     v = np.repeat(v, group, axis=-3)  # (..., h, Lk, d_v)

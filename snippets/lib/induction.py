@@ -194,6 +194,15 @@ def head_scores(weights, earlier):
 # ---------------------------------------------------------------- training and measuring
 
 
+def loss_and_gradients(params, tokens, n_heads, ablate=()):
+    """The training loss on tokens (B, L), every position predicting the next, and its gradient for every
+    parameter: (loss, {name: gradient}). ``ablate`` as in ``forward``."""
+    logits, cache = forward(params, tokens, n_heads, ablate)
+    loss, grad_logits = cross_entropy(logits[:, :-1], tokens[:, 1:])  # (B, L-1, V): the last position predicts nothing
+    grad_logits = np.concatenate([grad_logits, np.zeros_like(logits[:, :1])], axis=1)  # (B, L, V)
+    return loss, backward(params, grad_logits, cache)
+
+
 def evaluation_batch(config, period=None, seed=10_000, size=256):
     """A fixed batch to measure on: (tokens, repeat, earlier)."""
     tokens, repeat = repeat_batch(np.random.default_rng(seed), size, config["seq_len"], config["vocab_size"], period)
@@ -220,10 +229,7 @@ def train(params, make_batch, steps, rng, n_heads, lr, every, measure_on):
         if step == steps:
             return history
         tokens, _ = make_batch(rng)
-        logits, cache = forward(params, tokens, n_heads)
-        _, grad_logits = cross_entropy(logits[:, :-1], tokens[:, 1:])  # every position predicts the next
-        grad_logits = np.concatenate([grad_logits, np.zeros_like(logits[:, :1])], axis=1)  # (B, L, V)
-        optimiser.step(params, backward(params, grad_logits, cache))
+        optimiser.step(params, loss_and_gradients(params, tokens, n_heads)[1])
 
 
 # --8<-- [start:config]

@@ -13,17 +13,27 @@ with c > 1 the write overwrites keys that the chunk's earlier queries still need
 
 import numpy as np
 
-from lib.attention import merge_heads, scaled_dot_product_attention, sliding_window_mask, split_heads
+from lib.attention import (
+    check_whole_number,
+    merge_heads,
+    scaled_dot_product_attention,
+    sliding_window_mask,
+    split_heads,
+)
 
 
 # --8<-- [start:cache]
 class RollingKVCache:
-    """Keys and values of the last ``window`` positions: a ring of ``window`` slots, each (h, d_head) wide."""
+    """Keys and values of the last ``window`` positions: a ring of ``window`` slots, each (h, d_head) wide.
+
+    ``dtype`` is a floating-point type (float64, float32 or float16): keys and values are real numbers.
+    """
 
     def __init__(self, n_heads, d_head, window, dtype=np.float64):
-        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
-            raise ValueError(f"the window must be a whole number of keys >= 1, got {window!r}")
-        self.window = int(window)
+        self.window = check_whole_number(window, "the window", "keys")
+        if not np.issubdtype(dtype, np.floating):
+            raise ValueError(f"dtype must be a floating-point type (float64, float32 or float16), "
+                             f"got {np.dtype(dtype).name}")
         self.k = np.zeros((n_heads, window, d_head), dtype=dtype)  # (h, W, d_head)
         self.v = np.zeros((n_heads, window, d_head), dtype=dtype)  # (h, W, d_head)
         self.positions = np.full(window, -1)  # (W,): the position each slot holds, -1 while empty
@@ -54,7 +64,7 @@ class RollingKVCache:
 
 def _window_rows(query_positions, key_positions, window):
     """The rows of the (n, n) window mask for these queries, its columns for these keys: (c, n_keys)."""
-    n = int(max(query_positions.max(), key_positions.max())) + 1
+    n = int(np.max(np.concatenate([query_positions, key_positions]), initial=0)) + 1  # 1 if there are none
     return sliding_window_mask(n, window)[np.ix_(query_positions, key_positions)]  # (c, n_keys)
 
 
@@ -62,7 +72,8 @@ def _window_rows(query_positions, key_positions, window):
 def attend_chunk(q, k, v, cache):
     """A chunk's attention: q, k, v (h, c, d_head) for positions length .. length + c - 1 -> (h, c, d_head).
 
-    Attend first, to the cached keys and the chunk's own, then store the chunk.
+    Attend first, to the cached keys and the chunk's own, then store the chunk. An empty chunk (c = 0) gives an
+    empty (h, 0, d_head) output and leaves the cache as it was.
     """
     positions = cache.length + np.arange(q.shape[1])  # (c,)
     k_old, v_old, held = cache.held()  # (h, n, d_head), (h, n, d_head), (n,)
@@ -90,9 +101,9 @@ def decode_in_chunks(x, w_q, w_k, w_v, w_o, n_heads, window, chunk, attend=atten
     """Run one multi-head sliding-window layer over x (L, d_model), ``chunk`` positions per call -> (L, d_model).
 
     The first call takes ``chunk`` positions (a prefill), every later call too; the last may be shorter.
+    An empty x (L = 0) gives an empty (0, d_model) output and an empty cache.
     """
-    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
-        raise ValueError(f"chunk must be a whole number of positions >= 1, got {chunk!r}")
+    check_whole_number(chunk, "chunk", "positions")
     length, d_model = x.shape
     cache = RollingKVCache(n_heads, d_model // n_heads, window)
     outputs = []
@@ -102,5 +113,5 @@ def decode_in_chunks(x, w_q, w_k, w_v, w_o, n_heads, window, chunk, attend=atten
         k = split_heads(x_c @ w_k, n_heads)  # (h, c, d_head)
         v = split_heads(x_c @ w_v, n_heads)  # (h, c, d_head)
         outputs.append(merge_heads(attend(q, k, v, cache)) @ w_o)  # (c, d_model)
-    return np.vstack(outputs), cache  # (L, d_model)
+    return np.vstack([np.empty((0, w_o.shape[1])), *outputs]), cache  # (L, d_model), (0, d_model) if L = 0
 # --8<-- [end:decode]

@@ -6,6 +6,7 @@ Oracles: attention through support.oracle_attention (plain loops), scores recomp
 definitions, copies found by scanning the tokens. Numbers the page states are read from docs/generated/.
 """
 
+import math
 import multiprocessing
 import re
 from concurrent.futures import ProcessPoolExecutor
@@ -17,12 +18,13 @@ from support import REPO, oracle_attention, published, published_table
 from lib.induction import (
     CONFIG,
     ablations,
-    backward,
     earlier_position,
     evaluation_batch,
     forward,
     head_scores,
     init_params,
+    loss_and_gradients,
+    losses,
     repeat_batch,
     run,
 )
@@ -74,11 +76,12 @@ def loss_of(params, tokens, n_heads, ablate=()):
 @pytest.mark.claim("The two-layer attention-only model's hand-written gradient matches central finite differences "
                    "for every parameter", zh="两层纯注意力模型手写的梯度对每个参数都与中心有限差分一致")
 def test_gradient_matches_finite_differences(n_layers, ablate):
+    """The training step's own gradients (loss_and_gradients: the shifted targets, the padded logit gradient and the
+    backward pass) against central differences of the loss."""
     params = init_params(vocab_size=5, seq_len=7, d_model=4, n_layers=n_layers, seed=8)
     tokens = np.random.default_rng(9).integers(5, size=(2, 7))
-    logits, cache = forward(params, tokens, 2, ablate)
-    _, grad_logits = cross_entropy(logits[:, :-1], tokens[:, 1:])
-    grads = backward(params, np.concatenate([grad_logits, np.zeros_like(logits[:, :1])], axis=1), cache)
+    loss, grads = loss_and_gradients(params, tokens, 2, ablate)
+    assert loss == loss_of(params, tokens, 2, ablate)
     assert set(grads) == set(params)
     h = 1e-5
     for name, p in params.items():
@@ -93,6 +96,43 @@ def test_gradient_matches_finite_differences(n_layers, ablate):
             numerical[index] = (up - down) / (2 * h)
         error = np.linalg.norm(grads[name] - numerical) / max(np.linalg.norm(numerical), 1e-12)
         assert error < 1e-6, f"{name}: relative error {error:.2e}"
+
+
+def test_init_scales_follow_the_documented_rule():
+    """init_params' docstring: embeddings and positions N(0, 1/d_model), projections N(0, 1/fan_in)."""
+    d_model, vocab_size, seq_len = 64, 80, 80
+    params = init_params(vocab_size, seq_len, d_model, n_layers=2, seed=3)
+    fan_in = {"embed": d_model, "pos": d_model, "unembed": d_model} | {
+        f"{layer}.{w}": d_model for layer in range(2) for w in ("w_q", "w_k", "w_v", "w_o")}
+    assert set(fan_in) == set(params)
+    for name, p in params.items():
+        assert abs(p.mean()) < 4 / math.sqrt(p.size * fan_in[name]), name  # four standard errors
+        assert p.std() == pytest.approx(1 / math.sqrt(fan_in[name]), rel=0.05), name  # standard error under 1 %
+
+
+def loop_losses(logits, tokens, repeat):
+    """From the definitions: position j >= 1 is predicted from the logits at j - 1; the repeat loss averages
+    -log p(token j) over the repeated j, the other loss over the rest, the accuracy counts argmax == token j."""
+    repeated, other, right = [], [], []
+    for b in range(tokens.shape[0]):
+        for j in range(1, tokens.shape[1]):
+            row = logits[b, j - 1].tolist()
+            nll = math.log(sum(math.exp(z - max(row)) for z in row)) + max(row) - row[tokens[b, j]]
+            (repeated if repeat[b, j] else other).append(nll)
+            if repeat[b, j]:
+                right.append(row.index(max(row)) == tokens[b, j])
+    return dict(repeat_loss=np.mean(repeated), other_loss=np.mean(other), repeat_accuracy=np.mean(right))
+
+
+def test_losses_match_their_definitions():
+    params = init_params(vocab_size=6, seq_len=12, d_model=8, n_layers=2, seed=21)
+    params["unembed"] *= 6  # sharper predictions: some repeated tokens right, some wrong
+    tokens, repeat = repeat_batch(np.random.default_rng(22), 40, 12, 6)
+    got, _ = losses(params, tokens, repeat, n_heads=2)
+    expected = loop_losses(loop_forward(params, tokens, 2), tokens, repeat)
+    assert 0 < expected["repeat_accuracy"] < 1
+    for name, value in expected.items():
+        assert got[name] == pytest.approx(value, rel=1e-10), name
 
 
 def test_the_page_gradient_check_passed():

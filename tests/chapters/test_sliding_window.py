@@ -129,6 +129,31 @@ def test_the_cache_and_the_decoder_refuse_bad_sizes(window):
         RollingKVCache(2, 4, 3).write(np.ones((2, 1, 3)), np.ones((2, 1, 3)))
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.bool_, np.complex128])
+def test_the_cache_refuses_a_dtype_that_is_not_floating_point(dtype):
+    with pytest.raises(ValueError, match=rf"dtype must be a floating-point type .*got {np.dtype(dtype).name}"):
+        RollingKVCache(2, 4, 3, dtype=dtype)
+    assert RollingKVCache(2, 4, 3, dtype=np.float32).k.dtype == np.float32
+
+
+def test_an_empty_chunk_gives_an_empty_output_and_leaves_the_cache_alone():
+    rng = np.random.default_rng(5)
+    for filled in (0, 2, 5):  # an empty cache, a part-filled ring, a ring that has wrapped
+        cache = RollingKVCache(2, 4, 3)
+        cache.write(*rng.normal(size=(2, 2, filled, 4)))
+        before = cache.k.copy(), cache.v.copy(), cache.positions.copy(), cache.length
+        out = attend_chunk(*np.ones((3, 2, 0, 4)), cache)
+        assert out.shape == (2, 0, 4)
+        for kept, now in zip(before, (cache.k, cache.v, cache.positions, cache.length)):
+            np.testing.assert_array_equal(now, kept)
+
+
+def test_decoding_no_positions_gives_an_empty_output():
+    output, cache = decode_in_chunks(np.ones((0, 8)), *np.ones((4, 8, 8)), 2, 3, 2)
+    assert output.shape == (0, 8) and output.dtype == np.float64
+    assert cache.length == 0 and cache.held()[2].size == 0
+
+
 def test_the_snippet_table_shows_the_bug_for_every_chunk_longer_than_one():
     rows = published_table("sliding_window/rolling_cache", "chunks")
     values = published("sliding_window/rolling_cache")

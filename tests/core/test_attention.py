@@ -1,5 +1,7 @@
 """The core module against the loop oracle, its mask and shape conventions, and its error messages."""
 
+import math
+
 import numpy as np
 import pytest
 from support import oracle_attention, positional_encoding
@@ -105,8 +107,9 @@ def test_sinusoidal_positions_take_another_base():
             for dim in range(6):
                 assert pe[p, dim] == pytest.approx(positional_encoding(p, dim, 6, base), abs=1e-12)
     assert np.array_equal(sinusoidal_positions(9, 8), sinusoidal_positions(9, 8, base=10000.0))
-    with pytest.raises(ValueError, match="base must be greater than 1"):
-        sinusoidal_positions(4, 8, base=1.0)
+    for base in (1.0, 0, -5.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match="base must be a finite number greater than 1"):
+            sinusoidal_positions(4, 8, base=base)
 
 
 @pytest.mark.claim("merge_heads exactly inverts split_heads",
@@ -221,10 +224,17 @@ def test_sliding_window_mask_refuses_a_window_that_is_not_a_positive_whole_numbe
         sliding_window_mask(5, window)
 
 
-@pytest.mark.parametrize("n", [0, -2, 2.5])
+def test_a_window_beyond_any_int64_is_still_the_causal_mask():
+    for window in (2**63, 10**30):  # i - window overflows int64: the window is capped at n first
+        np.testing.assert_array_equal(sliding_window_mask(5, window), causal_mask(5))
+
+
+@pytest.mark.parametrize("n", [0, -2, 2.5, math.nan, math.inf, "5", None, True])
 def test_sliding_window_mask_refuses_a_bad_length(n):
-    with pytest.raises(ValueError, match="positive whole number of positions"):
+    with pytest.raises(ValueError, match="positive whole number of positions, got n = "):
         sliding_window_mask(n, 2)
+    with pytest.raises(ValueError, match="positive whole number of positions, got n = "):
+        causal_mask(n)
 
 
 @pytest.mark.claim("scaled_dot_product_attention equals the loop oracle when queries and keys have different lengths, "

@@ -55,10 +55,27 @@ def test_apply_rope_rotates_every_leading_axis_alike():
     (lambda: apply_rope(np.ones((3, 4)), np.arange(4)), "one position per row"),
     (lambda: apply_rope(np.ones((3, 4)), np.arange(3), pairing="adjacent"), "unknown pairing 'adjacent'"),
     (lambda: apply_rope(np.ones(4), np.arange(1)), r"\(\.\.\., L, d\)"),
+    (lambda: apply_rope(np.ones((3, 4)) + 1j, np.arange(3)), "x must be real.*complex128"),
+    *[(lambda base=base: apply_rope(np.ones((3, 4)), np.arange(3), base=base),
+       f"base must be a finite number greater than 1 .*got {base!r}") for base in (0, -2.0, 1, 0.5, math.inf, math.nan)],
 ])
 def test_apply_rope_errors_name_the_problem(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("pairing", ["interleaved", "half"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float32])
+def test_apply_rope_takes_integer_and_float32_input_as_float64_and_leaves_it_alone(dtype, pairing):
+    x = rng.integers(-50, 50, size=(2, 5, 6)).astype(dtype) + (dtype == np.float32) * np.float32(0.37)
+    before = x.copy()
+    got = apply_rope(x, np.arange(5), pairing=pairing)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, apply_rope(x.astype(np.float64), np.arange(5), pairing=pairing))
+    np.testing.assert_array_equal(x, before)  # the caller's array is not rotated in place
+    x64 = x.astype(np.float64)
+    apply_rope(x64, np.arange(5), pairing=pairing)
+    np.testing.assert_array_equal(x64, before.astype(np.float64))
 
 
 def gqa_oracle(q, k, v, allowed=None):
@@ -98,6 +115,7 @@ def test_gqa_batches_and_broadcasts_a_mask():
 
 @pytest.mark.parametrize("shapes, message", [
     (((6, 3, 4), (4, 3, 4), (4, 3, 4)), "not a multiple of the 4 key/value heads"),
+    (((1, 5, 4, 2), (1, 3, 2, 2), (1, 3, 2, 2)), r"heads are the third axis from the end, \(\.\.\., heads, L, d\)"),
     (((4, 3, 4), (2, 3, 4), (1, 3, 4)), "same number of key/value heads"),
     (((3, 4), (3, 4), (3, 4)), "need a head axis"),
     (((4, 3, 4), (2, 3, 5), (2, 3, 4)), "share the last dimension d_k"),

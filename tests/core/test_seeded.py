@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 import pytest
-from support import REPO
+from support import FIRST_OUTPUT_ZERO, REPO
 
 sys.path.insert(0, str(REPO / "snippets"))
 from lib.seeded import _splitmix64, normals  # noqa: E402
@@ -33,8 +33,17 @@ def test_normals_are_box_muller_of_the_uniforms_and_standard():
     assert len(normals(3, 7)) == 7  # an odd count drops the last sine
 
 
+def test_the_smallest_uniform_is_half_a_step_above_zero():
+    assert next(_splitmix64(FIRST_OUTPUT_ZERO)) == 0  # the top 53 bits are 0: the uniform is 0.5 / 2**53, not 0
+    draws = normals(FIRST_OUTPUT_ZERO, 2)  # without the half step: log(0), "math domain error"
+    assert np.isfinite(draws).all()
+    assert math.hypot(*draws) == pytest.approx(math.sqrt(-2 * math.log(0.5 / 2**53)), rel=1e-15)  # 8.65
+
+
 def test_normals_reject_bad_arguments():
-    with pytest.raises(ValueError, match="seed must be a whole number"):
-        normals(-1, 3)
+    for seed in (-1, 2**64, 2**64 + 7, 2**100, 1.5):  # 2**64 + 7 would wrap to seed 7's stream
+        with pytest.raises(ValueError, match=r"seed must be a whole number in \[0, 2\*\*64\), got "):
+            normals(seed, 3)
+    assert normals(2**64 - 1, 1).shape == (1,)  # the largest seed is fine
     with pytest.raises(ValueError, match="count must be a whole number"):
         normals(0, 2.5)
