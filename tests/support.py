@@ -20,7 +20,7 @@ import yaml
 from lib import zh
 from lib.claims_inventory import claims
 from scripts.pipeline import published as _published
-from scripts.pipeline.project import REPO, Project
+from scripts.pipeline.project import REPO, Project, git as _git
 from scripts.pipeline.references import VALUE
 
 PROJECT = Project()
@@ -105,7 +105,24 @@ def nav_pages(entries):
             yield value
 
 
-NAV = list(nav_pages(yaml.load((REPO / "mkdocs.yml").read_text(), Loader=_Loader)["nav"]))
+def nav(config="mkdocs.yml"):
+    """The Markdown files an edition's configuration lists in its nav, in order."""
+    return list(nav_pages(yaml.load((REPO / config).read_text(encoding="utf-8"), Loader=_Loader)["nav"]))
+
+
+NAV = nav()
+
+
+# ------------------------------------------------------------------ git, through the build's one runner
+IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@t")  # before a command that commits, in a scratch repository
+
+
+def git(root, *args):
+    """``git -C root args...``: its output, stripped; a failure raises naming the command and git's message."""
+    result = _git(root, *args)
+    if result.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed in {root}: {result.stderr.strip()}")
+    return result.stdout.strip()
 
 
 # ------------------------------------------------------------------ the oracle: loops written from the definitions

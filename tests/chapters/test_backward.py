@@ -12,7 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lib.attention import causal_mask, scaled_dot_product_attention, scaled_dot_product_attention_backward, softmax_backward
+from lib.attention import (
+    causal_mask,
+    scaled_dot_product_attention,
+    scaled_dot_product_attention_backward,
+    softmax,
+    softmax_backward,
+)
 
 H = 1e-5
 TOLERANCE = 1e-7
@@ -114,7 +120,7 @@ def test_softmax_backward_equals_explicit_jacobian():
     rng = np.random.default_rng(1)
     for n in (1, 2, 5, 9):
         s = rng.normal(size=n) * 3
-        y = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+        y = softmax(s)
         jacobian = np.array([[y[i] * ((i == j) - y[j]) for j in range(n)] for i in range(n)])  # dy_i / ds_j
         dy = rng.normal(size=n)
         np.testing.assert_allclose(softmax_backward(dy, y), jacobian.T @ dy, rtol=0, atol=1e-15)
@@ -176,8 +182,7 @@ def numpy_dq(q, k, v, g, score_scale):
     """dL/dq for weights = softmax(score_scale * q k^T / sqrt(d_k)), with the explicit per-row Jacobian."""
     d_k = q.shape[-1]
     scores = score_scale * q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)  # (..., Lq, Lk)
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    w = e / e.sum(axis=-1, keepdims=True)
+    w = softmax(scores)
     jacobian = w[..., :, None] * (np.eye(w.shape[-1]) - w[..., None, :])  # (..., Lq, Lk, Lk): dw_j / ds_l
     grad_w = g @ np.swapaxes(v, -1, -2)  # (..., Lq, Lk)
     grad_s = np.einsum("...ij,...ijl->...il", grad_w, jacobian)  # (..., Lq, Lk)

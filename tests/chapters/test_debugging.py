@@ -432,8 +432,7 @@ def multiply_after_softmax(x, w, renormalise=False):
     """Attention whose softmax weights are multiplied by a 0/1 causal mask afterwards, written out here."""
     q, k, v = x @ w[0], x @ w[1], x @ w[2]
     scores = q @ k.T / math.sqrt(q.shape[-1])
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    weights = e / e.sum(axis=-1, keepdims=True) * np.tril(np.ones(scores.shape))
+    weights = softmax(scores) * np.tril(np.ones(scores.shape))
     if renormalise:
         weights = weights / weights.sum(axis=-1, keepdims=True)
     return weights @ v
