@@ -1,5 +1,6 @@
 """What the tests share, in one place: the repository's folders, readers of what the build committed, a snippet
-run in-process, the site's nav, an independent attention oracle, and the claims inventory's helpers.
+run in-process, the editions' navs, git (through the build's one runner), an independent attention oracle, and the
+claims inventory's helpers.
 
 The oracle (plain Python loops over positions, one number at a time) shares no code with
 snippets/lib/attention.py; tests compare the two. Committed outputs are read through the build's one reader

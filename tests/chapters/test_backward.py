@@ -19,6 +19,7 @@ from lib.attention import (
     softmax,
     softmax_backward,
 )
+from lib.debug_tools import relative_error
 
 H = 1e-5
 TOLERANCE = 1e-7
@@ -44,13 +45,6 @@ def central_differences(q, k, v, mask, g):
         change = (outputs[0] - outputs[1]) * g  # subtract before summing: less rounding
         grads.append(np.sum(change, axis=tuple(range(1, change.ndim))) / (2 * H))  # (n,): one per entry of x
     return [grad.reshape(shape) for grad, shape in zip(grads, shapes)]
-
-
-def relative_error(analytic, numerical):
-    scale = max(np.linalg.norm(analytic), np.linalg.norm(numerical))
-    if scale < 1e-12:  # both zero: a gradient that must vanish (e.g. every key masked)
-        return 0.0 if np.max(np.abs(analytic - numerical), initial=0.0) < 1e-12 else np.inf
-    return np.linalg.norm(analytic - numerical) / scale
 
 
 @st.composite
@@ -97,7 +91,8 @@ def test_backward_matches_finite_differences(case):
         # per tensor: relative, plus the finite differences' own rounding noise (~eps / H) for tiny gradients
         scale = max(np.linalg.norm(a), np.linalg.norm(n))
         assert np.linalg.norm(a - n) <= TOLERANCE * scale + 1e-10, f"d{name}: error {np.linalg.norm(a - n):.2e}"
-    whole = relative_error(np.concatenate([a.ravel() for a in analytic]), np.concatenate([n.ravel() for n in numerical]))
+    flat = [np.concatenate([x.ravel() for x in grads]) for grads in (analytic, numerical)]
+    whole = relative_error(*flat, euclidean=True)
     assert whole < TOLERANCE, f"relative error of the whole gradient {whole:.2e}"
 
 
@@ -110,8 +105,9 @@ def test_finite_differences_catch_a_wrong_gradient():
     g = rng.normal(size=(4, 2))
     dq, _, _ = scaled_dot_product_attention_backward(g, q, k, v)
     numerical_dq = central_differences(q, k, v, None, g)[0]
-    assert relative_error(dq, numerical_dq) < TOLERANCE
-    assert relative_error(dq * np.sqrt(3), numerical_dq) == pytest.approx(1 - 1 / np.sqrt(3), rel=1e-6)  # 0.42
+    assert relative_error(dq, numerical_dq, euclidean=True) < TOLERANCE
+    off = relative_error(dq * np.sqrt(3), numerical_dq, euclidean=True)
+    assert off == pytest.approx(1 - 1 / np.sqrt(3), rel=1e-6)  # 0.42
 
 
 @pytest.mark.claim("The softmax vector-Jacobian product y * (dy - <dy, y>) equals J^T dy with J = diag(y) - y y^T",
@@ -175,7 +171,7 @@ def test_backward_accepts_values_with_more_batch_dims_than_q_and_k():
     g = rng.normal(size=output.shape)
     analytic = scaled_dot_product_attention_backward(g, q, k, v)
     for a, n in zip(analytic, central_differences(q, k, v, None, g)):
-        assert relative_error(a, n) < TOLERANCE
+        assert relative_error(a, n, euclidean=True) < TOLERANCE
 
 
 def numpy_dq(q, k, v, g, score_scale):

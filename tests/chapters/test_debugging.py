@@ -559,3 +559,14 @@ def test_the_seed_table_rules_out_d_model_and_its_code_already_divides_by_d_k():
     page = " ".join(PAGE.read_text(encoding="utf-8").split())
     assert "as the seed's table hints" not in page
     assert "insists that $d_k$ be the single head's width, not $d_{\\text{model}}$" in page
+
+
+def test_numeric_gradient_gives_gradients_and_jacobians_and_relative_error_both_sizes():
+    """The shared finite-difference helpers: a scalar f gives its gradient, an array f its Jacobian (out x in)."""
+    a = np.arange(6.0).reshape(3, 2)
+    x = np.array([0.5, -1.5])
+    np.testing.assert_allclose(numeric_gradient(lambda z: a @ z, x), a, atol=1e-9)  # (3, 2): d(a z)_i / d z_j
+    np.testing.assert_allclose(numeric_gradient(lambda z: np.sum(z**2), a), 2 * a, atol=1e-8)  # shaped like a
+    assert relative_error([3.0, 4.0], [3.0, 0.0]) == 1.0  # largest |difference| 4 over largest |entry| 4
+    assert relative_error([3.0, 4.0], [3.0, 0.0], euclidean=True) == pytest.approx(4 / 5)  # 4 over the norm 5
+    assert relative_error(np.zeros(3), np.zeros(3)) == 0.0
