@@ -27,7 +27,10 @@ def loss_and_grads(params, tokens, n_heads, ablate=()):
 
 
 def relative_errors(params, tokens, n_heads, ablate=(), h=1e-5):
-    """Per parameter: |numerical - analytic| / max(|numerical|, |analytic|), with array norms."""
+    """Per parameter: |numerical - analytic| / max(|numerical|, |analytic|), with array norms.
+
+    numeric_gradient nudges each entry by +-h (central differences); both helpers are in lib/debug_tools.py.
+    """
     _, grads = loss_and_grads(params, tokens, n_heads, ablate)
     worst = {}
     for name, p in params.items():

@@ -24,7 +24,10 @@ def loss_and_grads(params, batch, **options):
 
 
 def relative_errors(params, batch, h=1e-5, **options):
-    """Per parameter: |numerical - analytic| / max(|numerical|, |analytic|), with array norms."""
+    """Per parameter: |numerical - analytic| / max(|numerical|, |analytic|), with array norms.
+
+    numeric_gradient nudges each entry by +-h (central differences); both helpers are in lib/debug_tools.py.
+    """
     _, grads = loss_and_grads(params, batch, **options)
     worst = {}
     for name, p in params.items():
