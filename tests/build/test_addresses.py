@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 from bs4 import BeautifulSoup
-from support import git, IDENTITY
+from support import IDENTITY, git
 
 from scripts import addresses
 

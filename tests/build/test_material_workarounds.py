@@ -11,7 +11,7 @@ import sys
 import material
 import pytest
 from bs4 import BeautifulSoup
-from support import git, REPO
+from support import REPO, git
 
 from scripts import material_workarounds as workarounds
 from scripts.material_workarounds import MATERIAL, TargetMissing
