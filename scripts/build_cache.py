@@ -10,13 +10,12 @@ same time in its own process) and a changed one is never served a stale result. 
 
 import functools
 import hashlib
-import os
 import pickle
-import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
 from scripts.pipeline.project import REPO
+from scripts.pipeline.store import write_atomic
 
 CACHE = REPO / ".cache" / "build"
 LIBRARIES = ("pykatex", "tinycss2", "fonttools", "mkdocs-material", "jieba", "jupytext")
@@ -39,8 +38,5 @@ def cached(kind, key, compute):
     except (FileNotFoundError, EOFError, pickle.UnpicklingError):
         pass
     result = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as stream:
-        stream.write(pickle.dumps(result, protocol=5))
-    os.replace(stream.name, path)
+    write_atomic(path, pickle.dumps(result, protocol=5))
     return result

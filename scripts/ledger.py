@@ -35,6 +35,7 @@ from scripts.pipeline.project import git
 from scripts.pipeline.keys import builder_version, library_versions
 from scripts.pipeline.published import values
 from scripts.pipeline.references import read_page
+from scripts.pipeline.store import write_atomic
 
 RESULTS = ".cache/test-results.json"  # the last complete run; only tests/conftest.py writes it
 PARTIAL = ".cache/test-results-partial.json"  # the run in progress, or the last run that was not complete
@@ -316,9 +317,7 @@ def snippet_freshness(project):
         if saved.get("fingerprint") == fingerprint:
             return saved["fresh"]
         fresh = {p.name: not p.stale for p in plan(project)}
-        partial = record.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps({"fingerprint": fingerprint, "fresh": fresh}), encoding="utf-8")
-        os.replace(partial, record)
+        write_atomic(record, json.dumps({"fingerprint": fingerprint, "fresh": fresh}))
         return fresh
 
 

@@ -12,15 +12,14 @@ as readable text.
 """
 
 import html
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import yaml
 from backrefs import bre
 
 from scripts.pipeline.project import REPO
+from scripts.pipeline.store import write_atomic
 
 GLOSSARY = REPO / "docs-zh" / "glossary.yml"
 DICTIONARY = REPO / ".cache" / "search" / "glossary-words.txt"
@@ -55,10 +54,7 @@ def write_dictionary(glossary=GLOSSARY, path=DICTIONARY):
     """A jieba user dictionary (one word a line: jieba gives each the frequency that keeps it whole) of the
     glossary's words; written whole, so the edition building beside this one never reads half of it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False) as stream:
-        stream.write("".join(f"{word}\n" for word in glossary_words(glossary)))
-    os.replace(stream.name, path)
+    write_atomic(path, "".join(f"{word}\n" for word in glossary_words(glossary)))
     return path
 
 

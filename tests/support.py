@@ -1,5 +1,6 @@
 """What the tests share, in one place: the repository's folders, readers of what the build committed, a snippet
-run in-process, the site's nav, an independent attention oracle, and the claims inventory with its helpers.
+run in-process, the site's nav, git (through the build's one runner), an independent attention oracle, and the
+claims inventory with its helpers.
 
 The oracle (plain Python loops over positions, one number at a time) shares no code with
 snippets/lib/attention.py; tests compare the two. Committed outputs are read through the build's one reader
@@ -20,7 +21,7 @@ import yaml
 from lib import zh
 from lib.claims import load as load_claims
 from scripts.pipeline import published as _published
-from scripts.pipeline.project import REPO, Project
+from scripts.pipeline.project import REPO, Project, git as _git
 from scripts.pipeline.references import VALUE
 
 PROJECT = Project()
@@ -110,7 +111,19 @@ def mkdocs_config(name="mkdocs.yml"):
     return yaml.load((REPO / name).read_text(encoding="utf-8"), Loader=_Loader)
 
 
-NAV = list(nav_pages(mkdocs_config()["nav"]))
+NAV = list(nav_pages(mkdocs_config()["nav"]))  # the Chinese edition inherits this menu
+
+
+# ------------------------------------------------------------------ git, through the build's one runner
+IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@t")  # before a command that commits, in a scratch repository
+
+
+def git(root, *args):
+    """``git -C root args...``: its output, stripped; a failure raises naming the command and git's message."""
+    result = _git(root, *args)
+    if result.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed in {root}: {result.stderr.strip()}")
+    return result.stdout.strip()
 
 
 # ------------------------------------------------------------------ the oracle: loops written from the definitions

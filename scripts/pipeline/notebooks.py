@@ -24,7 +24,7 @@ from .notebook_markdown import chapter_cells, chapter_title, heading_ids, introd
 from .published import figure_file, printed, run_record
 from .references import read_page, without_section_markers
 from .runner import LIMIT_LINE
-from .store import write_text_atomic
+from .store import write_atomic
 
 
 LANGUAGES = ("en", "zh")  # the editions: docs/ and docs-zh/
@@ -203,7 +203,7 @@ def write_notebooks(project):
     touched = []
     for path, text in expected.items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            write_text_atomic(path, text)
+            write_atomic(path, text)
             touched.append(path)
     for path in sorted(_existing(project) - set(expected)):
         path.unlink()

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 from .keys import digest
 from .published import MANIFEST
@@ -83,10 +84,16 @@ def publish(project, name, staged, manifest):
         shutil.rmtree(old)
 
 
-def write_text_atomic(path, text):
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
+def write_atomic(path, data):
+    """Write ``data`` (bytes, or text as UTF-8 with its line ends as given) to ``path`` through a temporary file in
+    the same folder and a rename: a reader sees the old file or the new one, never part of one."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-        stream.write(text)
-    os.replace(temporary, path)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -13,6 +13,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
 from lib.attention import softmax, softmax_backward
+from lib.debug_tools import numeric_gradient
 from lib.publish import value
 
 np.set_printoptions(precision=3, suppress=True)
@@ -28,9 +29,7 @@ grad_s = softmax_backward(grad_y, y)  # y * (grad_y - <grad_y, y>): no matrix at
 # --8<-- [end:vjp]
 
 # Central finite differences of the scalar loss L(s) = <grad_y, softmax(s)>, whose gradient is grad_s.
-h = 1e-6
-loss = lambda scores: grad_y @ softmax(scores)  # noqa: E731
-grad_s_numerical = np.array([(loss(s + h * e) - loss(s - h * e)) / (2 * h) for e in np.eye(5)])
+grad_s_numerical = numeric_gradient(lambda scores: grad_y @ softmax(scores), s, 1e-6)
 
 print("weights y      :", y)
 print("Jacobian J:\n", jacobian)

@@ -17,7 +17,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
 from lib.attention import causal_mask, scaled_dot_product_attention, softmax
-from lib.debug_tools import naive_softmax, stable_softmax
+from lib.debug_tools import max_subtract_softmax, naive_softmax
 from lib.publish import table, value
 
 rng = np.random.default_rng(3)
@@ -37,7 +37,7 @@ with warnings.catch_warnings(record=True) as caught:
     mask = (~allowed).astype(float)  # seed 000's convention: 1 = blocked
     seed_scores = scores - 1e9 * mask  # seed 000's line: scores = scores - 1e9 * mask
     w_seed = naive_softmax(seed_scores)  # seed 000's softmax: np.exp(scores) / np.exp(scores).sum(...)
-w_seed_stable = stable_softmax(seed_scores)  # the same scores, max-subtracting softmax
+w_seed_stable = max_subtract_softmax(seed_scores)  # the same scores, max-subtracting softmax
 _, w_core = scaled_dot_product_attention(q, k, v, mask=allowed)  # (5, 5)
 
 rows = {"-inf, naive": w_inf, "seed 000": w_seed, "seed, stable": w_seed_stable, "core": w_core}
@@ -71,7 +71,7 @@ def seed_mask(dtype, constant):
 
 with np.errstate(over="ignore", invalid="ignore"):
     by_dtype = {
-        (np.dtype(dtype).name, constant): (naive_softmax(z), stable_softmax(z))
+        (np.dtype(dtype).name, constant): (naive_softmax(z), max_subtract_softmax(z))
         for dtype in (np.float64, np.float32, np.float16)
         for constant in (1e9, 1e4)
         for z in [seed_mask(dtype, constant)]

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
+from lib.debug_tools import numeric_gradient, relative_error
 from lib.induction import backward, forward, init_params, repeat_batch
 from lib.publish import table, value
 from lib.tiny_model import cross_entropy
@@ -25,22 +26,16 @@ def loss_and_grads(params, tokens, n_heads, ablate=()):
     return loss, backward(params, grad_logits, cache)
 
 
-def relative_error(params, tokens, n_heads, ablate=(), h=1e-5):
-    """Per parameter: |numerical - analytic| / max(|numerical|, |analytic|), with array norms."""
+def relative_errors(params, tokens, n_heads, ablate=(), h=1e-5):
+    """Per parameter: |numerical - analytic| / max(|numerical|, |analytic|), with array norms.
+
+    numeric_gradient nudges each entry by +-h (central differences); both helpers are in lib/debug_tools.py.
+    """
     _, grads = loss_and_grads(params, tokens, n_heads, ablate)
     worst = {}
     for name, p in params.items():
-        numerical = np.zeros_like(p)
-        for index in np.ndindex(p.shape):
-            original = p[index]
-            p[index] = original + h
-            up = loss_and_grads(params, tokens, n_heads, ablate)[0]
-            p[index] = original - h
-            down = loss_and_grads(params, tokens, n_heads, ablate)[0]
-            p[index] = original
-            numerical[index] = (up - down) / (2 * h)
-        worst[name] = np.linalg.norm(numerical - grads[name]) / max(np.linalg.norm(numerical),
-                                                                      np.linalg.norm(grads[name]))
+        numerical = numeric_gradient(lambda x: loss_and_grads({**params, name: x}, tokens, n_heads, ablate)[0], p, h)
+        worst[name] = relative_error(numerical, grads[name], euclidean=True)
     return worst
 # --8<-- [end:check]
 
@@ -50,7 +45,7 @@ cases = [("2 layers", 2, ()), ("2 layers, layer 0 head 1 off", 2, {(0, 1)}), ("1
 errors, n_checked = {}, 0
 for label, n_layers, ablate in cases:
     params = init_params(vocab_size=5, seq_len=6, d_model=4, n_layers=n_layers, seed=1)
-    errors[label] = relative_error(params, tokens, n_heads=2, ablate=ablate)
+    errors[label] = relative_errors(params, tokens, n_heads=2, ablate=ablate)
     n_checked += sum(p.size for p in params.values())
 names = list(errors["2 layers"])
 table("errors", ["parameter", *errors], [[name, *(e.get(name, "-") for e in errors.values())] for name in names],

@@ -8,6 +8,8 @@ here a Generator is passed in, so every draw is explicit and reproducible.
 
 import numpy as np
 
+from lib.debug_tools import max_subtract_softmax
+
 # Seed 000, section 4.1, as text: the audit counts its statements and runs it.
 SEED_000_CODE = """
 def manual_self_attention(sentence, rng, d_model=128, h=2, d_k=None):
@@ -68,12 +70,6 @@ def seed000_heads(n_tokens, rng, d_model=128, h=2, w_std=1.0):
     return x, *heads
 
 
-def seed003_softmax(x):
-    """Seed 003's stable softmax."""
-    exp_x = np.exp(x - np.max(x, axis=-1, keepdims=True))
-    return exp_x / np.sum(exp_x, axis=-1, keepdims=True)
-
-
 class SelfAttention:
     """Seed 003's SelfAttention class (section "code examples", example 1)."""
 
@@ -88,7 +84,7 @@ class SelfAttention:
         dk = K.shape[-1]
         scores = np.matmul(Q, K.transpose(0, 2, 1))  # needs (batch, seq, d)
         scores = scores / np.sqrt(dk)
-        weights = seed003_softmax(scores)
+        weights = max_subtract_softmax(scores)  # seed 003's softmax
         output = np.matmul(weights, V)
         return output, weights
 

@@ -14,9 +14,10 @@ def naive_softmax(scores):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def stable_softmax(scores):
-    """Softmax that subtracts each row's maximum first (seed 003's code), with no other guard."""
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+def max_subtract_softmax(scores):
+    """Softmax that subtracts each row's maximum first (seed 003's code) and nothing else: a row of -inf gives NaN,
+    and it computes in the dtype it is given."""
+    e = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
 
@@ -73,24 +74,23 @@ def future_leak(attend, x, seed=0):
 
 
 def numeric_gradient(f, x, eps=1e-6):
-    """Central finite differences of a scalar function f at x."""
+    """Central finite differences of f at x: the gradient (shaped like x) of a scalar f, or the Jacobian
+    (shaped f(x).shape + x.shape) of an array-valued one."""
     x = np.asarray(x, dtype=np.float64)
-    grad = np.zeros_like(x)
+    slopes = []
     for index in np.ndindex(x.shape):
         step = np.zeros_like(x)
         step[index] = eps
-        grad[index] = (f(x + step) - f(x - step)) / (2 * eps)
-    return grad
+        slopes.append((f(x + step) - f(x - step)) / (2 * eps))  # d f / d x[index]
+    slopes = np.array(slopes)  # (x.size, *f(x).shape)
+    return np.moveaxis(slopes, 0, -1).reshape(slopes.shape[1:] + x.shape)
 
 
-def relative_error(a, b):
-    """max |a - b| / max(|a|, |b|): 1e-9 or less when a gradient is right."""
+def relative_error(a, b, euclidean=False):
+    """size(a - b) / max(size(a), size(b)): 1e-9 or less when a gradient is right (0 for two zero arrays).
+
+    size is the largest |entry|, or with ``euclidean`` the Euclidean norm of all entries.
+    """
     a, b = np.asarray(a), np.asarray(b)
-    scale = max(np.max(np.abs(a)), np.max(np.abs(b)), 1e-300)
-    return float(np.max(np.abs(a - b)) / scale)
-
-
-def max_subtract_softmax(scores):
-    """Softmax that subtracts the row max and nothing else: no guard for a row of -inf (it gives NaN)."""
-    e = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+    size = np.linalg.norm if euclidean else (lambda x: np.max(np.abs(x)))
+    return float(size(a - b) / max(size(a), size(b), 1e-300))

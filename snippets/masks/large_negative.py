@@ -16,6 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
 from lib.attention import attention_scores, causal_mask, scaled_dot_product_attention, softmax
+from lib.debug_tools import max_subtract_softmax  # subtracts the row max and nothing else
 from lib.publish import table, value
 from lib.running_example import running_qkv
 
@@ -24,12 +25,6 @@ np.set_printoptions(precision=3, suppress=True)
 tokens, q, k, v = running_qkv()  # the running sentence; q, k, v each (L, d_k)
 scores = attention_scores(q, k)  # (L, L)
 allowed = causal_mask(len(tokens))  # (L, L); the first row allows exactly one key
-
-
-def max_subtract_softmax(z):
-    """Softmax that subtracts the row max and nothing else (no guard for all -inf rows)."""
-    e = np.exp(z - np.max(z, axis=-1, keepdims=True))
-    return e / np.sum(e, axis=-1, keepdims=True)
 
 
 # --8<-- [start:float64]

@@ -15,6 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
 from lib.attention import softmax, softmax_backward
+from lib.debug_tools import numeric_gradient
 from lib.plotting import COLORS
 from lib.publish import table, value
 
@@ -63,7 +64,7 @@ def loss(s, clip):
 
 h = 1e-4
 for name, clip, analytic in [("exact", False, grad_exact), ("clipped", True, grad_clipped)]:
-    numeric = np.array([(loss(scores + h * e, clip) - loss(scores - h * e, clip)) / (2 * h) for e in np.eye(4)])
+    numeric = numeric_gradient(lambda s: loss(s, clip), scores, h)
     value(f"fd_error_{name}", np.max(np.abs(numeric - analytic)), "{:.1e}")
     value(f"fd_largest_{name}", np.max(np.abs(numeric)), "{:.2g}")  # clipped: 0, the loss does not move at all
 

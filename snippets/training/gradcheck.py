@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
+from lib.debug_tools import numeric_gradient, relative_error
 from lib.publish import table, value
 from lib.tiny_model import REFERENCE_VOCAB, backward, cross_entropy, forward, init_params, reference_batch, reverse_batch
 
@@ -22,22 +23,16 @@ def loss_and_grads(params, batch, **options):
     return loss, backward(params, grad_logits, cache)
 
 
-def relative_error(params, batch, h=1e-5, **options):
-    """Per parameter: |numerical - analytic| / max(|numerical|, |analytic|), with array norms."""
+def relative_errors(params, batch, h=1e-5, **options):
+    """Per parameter: |numerical - analytic| / max(|numerical|, |analytic|), with array norms.
+
+    numeric_gradient nudges each entry by +-h (central differences); both helpers are in lib/debug_tools.py.
+    """
     _, grads = loss_and_grads(params, batch, **options)
     worst = {}
     for name, p in params.items():
-        numerical = np.zeros_like(p)
-        for index in np.ndindex(p.shape):
-            original = p[index]
-            p[index] = original + h
-            up = loss_and_grads(params, batch, **options)[0]
-            p[index] = original - h
-            down = loss_and_grads(params, batch, **options)[0]
-            p[index] = original
-            numerical[index] = (up - down) / (2 * h)
-        worst[name] = np.linalg.norm(numerical - grads[name]) / max(np.linalg.norm(numerical),
-                                                                      np.linalg.norm(grads[name]))
+        numerical = numeric_gradient(lambda x: loss_and_grads({**params, name: x}, batch, **options)[0], p, h)
+        worst[name] = relative_error(numerical, grads[name], euclidean=True)
     return worst
 # --8<-- [end:check]
 
@@ -52,7 +47,7 @@ cases = [
 rows, all_errors, n_checked = [], [], 0
 for label, batch, vocab_size, options in cases:
     params = init_params(vocab_size, d_model=8, d_k=6, seed=1)
-    errors = relative_error(params, batch, **options)
+    errors = relative_errors(params, batch, **options)
     rows.append([label, *errors.values()])
     all_errors += errors.values()
     n_checked += sum(p.size for p in params.values())

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 from bs4 import BeautifulSoup
+from support import IDENTITY, git
 
 from scripts import addresses
 
@@ -77,13 +78,13 @@ def test_a_deploy_with_site_url_lists_every_page_in_each_sitemap_and_links_each_
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     env.pop(addresses.ENVIRONMENT, None)
-    for command in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "copy"]):
-        subprocess.run(["git", "-C", str(repo), *command], check=True, env=env)
+    for command in (["init", "-q", "-b", "main"], ["add", "-A"], [*IDENTITY, "commit", "-q", "-m", "copy"]):
+        git(repo, *command)
     deploy = ["make", "-o", "install", "deploy", f"SITE_URL={SITE}", f"BIN={Path(sys.executable).parent}"]
     result = subprocess.run(deploy, cwd=repo, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     site = tmp_path / "gh-pages"
-    subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", str(site), "gh-pages"], check=True, env=env)
+    git(repo, "worktree", "add", "-q", str(site), "gh-pages")
     english, chinese = site / "dev", site / "dev" / "zh"
     assert pages(english) == pages(chinese) and {"", "ledger/"} <= pages(english)
     for edition, base, other_base, lang in ((english, f"{SITE}dev/", f"{SITE}dev/zh/", "en"),

@@ -11,7 +11,7 @@ import sys
 import material
 import pytest
 from bs4 import BeautifulSoup
-from support import REPO
+from support import REPO, git
 
 from scripts import material_workarounds as workarounds
 from scripts.material_workarounds import MATERIAL, TargetMissing
@@ -189,8 +189,7 @@ def test_make_site_fails_naming_the_workaround_when_materials_palette_stylesheet
 
 def repository_copy(target):
     """The working tree's files (tracked, and untracked but not ignored) copied to ``target``, links kept."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                            capture_output=True, text=True, check=True).stdout.split("\0")
+    listed = git(REPO, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
     for name in filter(None, listed):
         source, copy = REPO / name, target / name
         if not source.is_symlink() and not source.exists():

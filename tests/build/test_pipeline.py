@@ -15,7 +15,8 @@ from scripts.pipeline.build import build
 from scripts.pipeline.check import check
 from scripts.pipeline.notebooks import notebook_script
 from scripts.pipeline.project import Project
-from support import REPO
+from scripts.pipeline.store import write_atomic
+from support import git, IDENTITY, REPO
 
 
 ALPHA = '''"""Alpha: uses the core module, publishes a value and a table, draws a figure."""
@@ -491,3 +492,22 @@ def test_a_snippet_runs_alone_from_any_folder(snippet, tmp_path):
                             env={**os.environ, "MPLBACKEND": "Agg"}, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert not list(tmp_path.iterdir()), "a snippet run alone writes no files"
+
+
+def test_write_atomic_writes_text_and_bytes_whole_and_leaves_nothing_behind_when_it_fails(tmp_path):
+    path = tmp_path / "deep" / "out.txt"
+    write_atomic(path, "一\r\ntwo\n")  # text as UTF-8, its line ends as given
+    assert path.read_bytes() == "一\r\ntwo\n".encode("utf-8")
+    write_atomic(path, b"\x00\xff")
+    assert path.read_bytes() == b"\x00\xff"
+    with pytest.raises(TypeError):
+        write_atomic(path, 42)  # neither text nor bytes: the old file stays, no temporary file is left
+    assert path.read_bytes() == b"\x00\xff" and sorted(p.name for p in path.parent.iterdir()) == ["out.txt"]
+
+
+def test_the_tests_git_runner_names_the_failing_command(tmp_path):
+    with pytest.raises(RuntimeError, match=r"git rev-parse HEAD failed in .*: fatal: not a git repository"):
+        git(tmp_path, "rev-parse", "HEAD")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, *IDENTITY, "commit", "-q", "--allow-empty", "-m", "start")
+    assert re.fullmatch(r"[0-9a-f]{40}", git(tmp_path, "rev-parse", "HEAD"))

@@ -12,7 +12,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lib.attention import causal_mask, scaled_dot_product_attention, scaled_dot_product_attention_backward, softmax_backward
+from lib.attention import (
+    causal_mask,
+    scaled_dot_product_attention,
+    scaled_dot_product_attention_backward,
+    softmax,
+    softmax_backward,
+)
+from lib.debug_tools import relative_error
 
 H = 1e-5
 TOLERANCE = 1e-7
@@ -38,13 +45,6 @@ def central_differences(q, k, v, mask, g):
         change = (outputs[0] - outputs[1]) * g  # subtract before summing: less rounding
         grads.append(np.sum(change, axis=tuple(range(1, change.ndim))) / (2 * H))  # (n,): one per entry of x
     return [grad.reshape(shape) for grad, shape in zip(grads, shapes)]
-
-
-def relative_error(analytic, numerical):
-    scale = max(np.linalg.norm(analytic), np.linalg.norm(numerical))
-    if scale < 1e-12:  # both zero: a gradient that must vanish (e.g. every key masked)
-        return 0.0 if np.max(np.abs(analytic - numerical), initial=0.0) < 1e-12 else np.inf
-    return np.linalg.norm(analytic - numerical) / scale
 
 
 @st.composite
@@ -91,7 +91,8 @@ def test_backward_matches_finite_differences(case):
         # per tensor: relative, plus the finite differences' own rounding noise (~eps / H) for tiny gradients
         scale = max(np.linalg.norm(a), np.linalg.norm(n))
         assert np.linalg.norm(a - n) <= TOLERANCE * scale + 1e-10, f"d{name}: error {np.linalg.norm(a - n):.2e}"
-    whole = relative_error(np.concatenate([a.ravel() for a in analytic]), np.concatenate([n.ravel() for n in numerical]))
+    flat = [np.concatenate([x.ravel() for x in grads]) for grads in (analytic, numerical)]
+    whole = relative_error(*flat, euclidean=True)
     assert whole < TOLERANCE, f"relative error of the whole gradient {whole:.2e}"
 
 
@@ -104,8 +105,9 @@ def test_finite_differences_catch_a_wrong_gradient():
     g = rng.normal(size=(4, 2))
     dq, _, _ = scaled_dot_product_attention_backward(g, q, k, v)
     numerical_dq = central_differences(q, k, v, None, g)[0]
-    assert relative_error(dq, numerical_dq) < TOLERANCE
-    assert relative_error(dq * np.sqrt(3), numerical_dq) == pytest.approx(1 - 1 / np.sqrt(3), rel=1e-6)  # 0.42
+    assert relative_error(dq, numerical_dq, euclidean=True) < TOLERANCE
+    off = relative_error(dq * np.sqrt(3), numerical_dq, euclidean=True)
+    assert off == pytest.approx(1 - 1 / np.sqrt(3), rel=1e-6)  # 0.42
 
 
 @pytest.mark.claim("The softmax vector-Jacobian product y * (dy - <dy, y>) equals J^T dy with J = diag(y) - y y^T",
@@ -114,7 +116,7 @@ def test_softmax_backward_equals_explicit_jacobian():
     rng = np.random.default_rng(1)
     for n in (1, 2, 5, 9):
         s = rng.normal(size=n) * 3
-        y = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+        y = softmax(s)
         jacobian = np.array([[y[i] * ((i == j) - y[j]) for j in range(n)] for i in range(n)])  # dy_i / ds_j
         dy = rng.normal(size=n)
         np.testing.assert_allclose(softmax_backward(dy, y), jacobian.T @ dy, rtol=0, atol=1e-15)
@@ -169,15 +171,14 @@ def test_backward_accepts_values_with_more_batch_dims_than_q_and_k():
     g = rng.normal(size=output.shape)
     analytic = scaled_dot_product_attention_backward(g, q, k, v)
     for a, n in zip(analytic, central_differences(q, k, v, None, g)):
-        assert relative_error(a, n) < TOLERANCE
+        assert relative_error(a, n, euclidean=True) < TOLERANCE
 
 
 def numpy_dq(q, k, v, g, score_scale):
     """dL/dq for weights = softmax(score_scale * q k^T / sqrt(d_k)), with the explicit per-row Jacobian."""
     d_k = q.shape[-1]
     scores = score_scale * q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)  # (..., Lq, Lk)
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    w = e / e.sum(axis=-1, keepdims=True)
+    w = softmax(scores)
     jacobian = w[..., :, None] * (np.eye(w.shape[-1]) - w[..., None, :])  # (..., Lq, Lk, Lk): dw_j / ds_l
     grad_w = g @ np.swapaxes(v, -1, -2)  # (..., Lq, Lk)
     grad_s = np.einsum("...ij,...ijl->...il", grad_w, jacobian)  # (..., Lq, Lk)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from support import REPO, oracle_attention, published, published_table
 
+from lib.debug_tools import numeric_gradient, relative_error
 from lib.induction import (
     CONFIG,
     ablations,
@@ -83,18 +84,9 @@ def test_gradient_matches_finite_differences(n_layers, ablate):
     loss, grads = loss_and_gradients(params, tokens, 2, ablate)
     assert loss == loss_of(params, tokens, 2, ablate)
     assert set(grads) == set(params)
-    h = 1e-5
     for name, p in params.items():
-        numerical = np.zeros_like(p)
-        for index in np.ndindex(p.shape):
-            original = p[index]
-            p[index] = original + h
-            up = loss_of(params, tokens, 2, ablate)
-            p[index] = original - h
-            down = loss_of(params, tokens, 2, ablate)
-            p[index] = original
-            numerical[index] = (up - down) / (2 * h)
-        error = np.linalg.norm(grads[name] - numerical) / max(np.linalg.norm(numerical), 1e-12)
+        numerical = numeric_gradient(lambda x: loss_of({**params, name: x}, tokens, 2, ablate), p, 1e-5)
+        error = relative_error(numerical, grads[name], euclidean=True)
         assert error < 1e-6, f"{name}: relative error {error:.2e}"
 
 

@@ -18,7 +18,7 @@ from scripts import chapter_markdown
 from scripts.ledger import FRESHNESS, PARTIAL, REQUIRE, RESULTS, claim_markers, claims_table, snippet_freshness, values_table
 from scripts.pipeline.build import plan
 from scripts.pipeline.project import Project
-from support import english_words, REPO
+from support import english_words, git, IDENTITY, REPO
 
 DEMO = '''import pytest
 
@@ -40,13 +40,9 @@ def test_unclaimed():
 CLAIMS = ("tests/test_demo.py::test_adds", "tests/test_demo.py::test_multiplies")
 
 
-def git(project, *args):
-    return subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
 def commit_all(project, message):
     git(project, "add", "-A")
-    git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message)
+    git(project, *IDENTITY, "commit", "-q", "-m", message)
     return git(project, "rev-parse", "HEAD")
 
 

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lib.attention import sinusoidal_positions, softmax
+from lib.debug_tools import numeric_gradient
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 from lib.seeded import normals
 from scripts.pipeline.references import without_references
@@ -264,12 +265,7 @@ def test_hand_gradient_matches_finite_differences():
         p = softmax((x @ w) @ (x @ w_k).T / math.sqrt(3))
         return np.sum((p @ (x @ w_v)) * d_output)
 
-    h, numeric = 1e-6, np.zeros_like(w_q)
-    for idx in np.ndindex(w_q.shape):
-        step = np.zeros_like(w_q)
-        step[idx] = h
-        numeric[idx] = (loss(w_q + step) - loss(w_q - step)) / (2 * h)
-    np.testing.assert_allclose(hand_grad_w_q(x, w_q, w_k, w_v, d_output), numeric, atol=1e-7)
+    np.testing.assert_allclose(hand_grad_w_q(x, w_q, w_k, w_v, d_output), numeric_gradient(loss, w_q), atol=1e-7)
 
 
 @pytest.mark.claim("The std of the scaled scores is d_model·sigma_W^2: 128 for N(0,1), 0.0128 for 0.01·N(0,1), 1 for N(0,1/d_model)",

@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pytest
 
+from lib.debug_tools import numeric_gradient, relative_error
 from lib.tiny_model import (
     ANIMALS,
     NOBODY,
@@ -58,18 +59,9 @@ def test_model_gradient_matches_finite_differences(task, options):
     tokens, query_pos, mask, targets, _ = batch
     logits, _, cache = forward(params, tokens, query_pos, mask, **options)
     grads = backward(params, cross_entropy(logits, targets)[1], cache)
-    h = 1e-5
     for name, p in params.items():
-        numerical = np.zeros_like(p)
-        for index in np.ndindex(p.shape):
-            original = p[index]
-            p[index] = original + h
-            up = loss_of(params, batch, **options)
-            p[index] = original - h
-            down = loss_of(params, batch, **options)
-            p[index] = original
-            numerical[index] = (up - down) / (2 * h)
-        error = np.linalg.norm(grads[name] - numerical) / max(np.linalg.norm(numerical), 1e-12)
+        numerical = numeric_gradient(lambda x: loss_of({**params, name: x}, batch, **options), p, 1e-5)
+        error = relative_error(numerical, grads[name], euclidean=True)
         assert error < 1e-7, f"{name}: relative error {error:.2e}"
 
 

@@ -19,18 +19,9 @@ from lib.block_layers import (
     layer_norm_backward,
     stack_gradients,
 )
+from lib.debug_tools import numeric_gradient
 
 N_HEADS = 2
-
-
-def numerical_gradient(f, x, h=1e-6):
-    """Central differences of the scalar f at x, one coordinate at a time."""
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        step = np.zeros_like(x)
-        step[index] = h
-        grad[index] = (f(x + step) - f(x - step)) / (2 * h)
-    return grad
 
 
 def setup(seed=0, length=5, d_model=6, d_ff=10):
@@ -50,7 +41,7 @@ def test_layer_norm_backward(seed):
     _, _, x, g = setup(seed)
     x = 3 * x + 1  # off-centre, not unit scale
     y, cache = layer_norm(x)
-    assert_close(layer_norm_backward(g, cache), numerical_gradient(lambda z: np.sum(layer_norm(z)[0] * g), x))
+    assert_close(layer_norm_backward(g, cache), numeric_gradient(lambda z: np.sum(layer_norm(z)[0] * g), x))
 
 
 def test_layer_norm_output_by_hand():
@@ -63,20 +54,20 @@ def test_layer_norm_output_by_hand():
 def test_attention_backward_input_and_weights():
     _, p, x, g = setup(1)
     d_x, grads = attention_backward(g, x, p, N_HEADS)
-    assert_close(d_x, numerical_gradient(lambda z: np.sum(attention(z, p, N_HEADS)[0] * g), x))
+    assert_close(d_x, numeric_gradient(lambda z: np.sum(attention(z, p, N_HEADS)[0] * g), x))
     for name in ("w_q", "w_k", "w_v", "w_o"):
         f = lambda w, name=name: np.sum(attention(x, p | {name: w}, N_HEADS)[0] * g)  # noqa: E731
-        assert_close(grads[name], numerical_gradient(f, p[name]))
+        assert_close(grads[name], numeric_gradient(f, p[name]))
 
 
 def test_feed_forward_backward_input_and_weights():
     _, p, x, g = setup(2)
     out, cache = feed_forward(x, p)
     d_x, grads = feed_forward_backward(g, cache, p)
-    assert_close(d_x, numerical_gradient(lambda z: np.sum(feed_forward(z, p)[0] * g), x))
+    assert_close(d_x, numeric_gradient(lambda z: np.sum(feed_forward(z, p)[0] * g), x))
     for name in ("w_1", "w_2"):
         f = lambda w, name=name: np.sum(feed_forward(x, p | {name: w})[0] * g)  # noqa: E731
-        assert_close(grads[name], numerical_gradient(f, p[name]))
+        assert_close(grads[name], numeric_gradient(f, p[name]))
 
 
 @pytest.mark.claim("the hand-written backward pass of both blocks matches finite differences",
@@ -88,10 +79,10 @@ def test_block_backward(kind, seed):
     block, backward = BLOCKS[kind]
     y, cache = block(x, p, N_HEADS)
     d_x, grads = backward(g, cache, p, N_HEADS)
-    assert_close(d_x, numerical_gradient(lambda z: np.sum(block(z, p, N_HEADS)[0] * g), x))
+    assert_close(d_x, numeric_gradient(lambda z: np.sum(block(z, p, N_HEADS)[0] * g), x))
     for name in ("w_q", "w_o", "w_2"):
         f = lambda w, name=name: np.sum(block(x, p | {name: w}, N_HEADS)[0] * g)  # noqa: E731
-        assert_close(grads[name], numerical_gradient(f, p[name]))
+        assert_close(grads[name], numeric_gradient(f, p[name]))
 
 
 @pytest.mark.parametrize("kind", ["post-norm", "pre-norm"])
@@ -112,7 +103,7 @@ def test_stack_gradients_at_every_block_input(kind):
     for p in layers[:-1]:
         inputs.append(block(inputs[-1], p, N_HEADS)[0])
     for l, (x_l, d_x_l) in enumerate(zip(inputs, d_inputs)):
-        assert_close(d_x_l, numerical_gradient(lambda z, l=l: loss_from(l, z), x_l))
+        assert_close(d_x_l, numeric_gradient(lambda z, l=l: loss_from(l, z), x_l))
 
 
 @pytest.mark.claim("a post-norm block's output rows have mean 0 and standard deviation 1; with its sub-layers off a pre-norm block is the identity",

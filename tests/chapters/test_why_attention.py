@@ -15,6 +15,8 @@ from support import flat_page, published, REPO, run_snippet
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lib.debug_tools import numeric_gradient
+
 PAGE = (REPO / "docs" / "why-attention.md").read_text(encoding="utf-8")
 
 
@@ -84,16 +86,6 @@ def rnn_last_state(w, u, x):
     return h
 
 
-def finite_difference_jacobian(f, x, t, eps=1e-6):
-    """d f(x) / d x[t], one column per input coordinate, by central differences."""
-    columns = []
-    for c in range(x.shape[1]):
-        bump = np.zeros_like(x)
-        bump[t, c] = eps
-        columns.append((f(x + bump) - f(x - bump)) / (2 * eps))
-    return np.stack(columns, axis=1)
-
-
 def test_rnn_chain_rule_matches_finite_differences():
     rnn_jacobian_norms = run_snippet("why_attention/rnn_gradient")["rnn_jacobian_norms"]
     rng = np.random.default_rng(11)
@@ -101,9 +93,9 @@ def test_rnn_chain_rule_matches_finite_differences():
     w, u = rng.normal(scale=1.2 / np.sqrt(d), size=(d, d)), rng.normal(scale=1 / np.sqrt(d), size=(d, d))
     x = rng.normal(size=(n, d))
     norms = rnn_jacobian_norms(w, u, x)
+    jacobian = numeric_gradient(lambda z: rnn_last_state(w, u, z), x)  # (d, n, d): d last state / d x
     for t in range(n):
-        jac = finite_difference_jacobian(lambda z: rnn_last_state(w, u, z), x, t)
-        np.testing.assert_allclose(norms[n - 1 - t], np.linalg.norm(jac, 2), rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(norms[n - 1 - t], np.linalg.norm(jacobian[:, t], 2), rtol=1e-6, atol=1e-9)
 
 
 def test_attention_backward_jacobian_matches_finite_differences():
@@ -120,9 +112,9 @@ def test_attention_backward_jacobian_matches_finite_differences():
         return np.array(out[-1])
 
     norms = attention_jacobian_norms(x, w_q, w_k, w_v)
+    jacobian = numeric_gradient(last_output, x)  # (d, n, d): d last output / d x
     for t in range(n):
-        jac = finite_difference_jacobian(last_output, x, t)
-        np.testing.assert_allclose(norms[n - 1 - t], np.linalg.norm(jac, 2), rtol=1e-6)
+        np.testing.assert_allclose(norms[n - 1 - t], np.linalg.norm(jacobian[:, t], 2), rtol=1e-6)
 
 
 @pytest.mark.claim(

@@ -15,7 +15,7 @@ import yaml
 from packaging.requirements import Requirement
 
 from scripts.ledger import RESULTS, claim_tests
-from support import REPO
+from support import git, IDENTITY, REPO
 
 WORKFLOW = REPO / ".github" / "workflows" / "publish.yml"
 MAKE = re.compile(r"(?:^|[\s;&|(])make\s+([A-Za-z][\w.-]*)")
@@ -120,9 +120,8 @@ def test_the_two_locks_agree_and_only_the_test_lock_has_the_test_tools():
 def test_latest_follows_the_newest_release_tag(tmp_path):
     """The deploy commands `make` would run, in a repository without tags and then with two."""
     shutil.copy(REPO / "Makefile", tmp_path)
-    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], check=True)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, *IDENTITY, "commit", "-q", "--allow-empty", "-m", "start")
 
     def deploy_command(version):
         result = subprocess.run(["make", "-n", "-o", "install", "deploy", f"VERSION={version}"], cwd=tmp_path,
@@ -132,14 +131,10 @@ def test_latest_follows_the_newest_release_tag(tmp_path):
 
     assert deploy_command("dev") == ["deploy", "--update-aliases", "dev", "latest"]  # no release yet
     for tag in ("v0.9", "v0.10"):
-        subprocess.run([*git, "tag", tag], check=True)
+        git(tmp_path, "tag", tag)
     assert deploy_command("dev") == ["deploy", "--update-aliases", "dev"]
     assert deploy_command("0.10") == ["deploy", "--update-aliases", "0.10", "latest"]  # 0.10 is newer than 0.9
     assert deploy_command("0.9") == ["deploy", "--update-aliases", "0.9"]
-
-
-def tree(repo, *args):
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
 
 
 @pytest.mark.site
@@ -149,11 +144,11 @@ def test_mike_deploys_two_versions_into_gh_pages_with_latest_on_the_newest(small
     repo = small_site
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "GIT_AUTHOR_NAME": "t",
            "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    tree(repo, "init", "-q", "-b", "main")
-    tree(repo, "add", "-A")
-    subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", "copy"], check=True, env=env)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, *IDENTITY, "commit", "-q", "-m", "copy")
     # A complete test run of this commit in which every claim passed: the deployed ledger must show it.
-    commit = tree(repo, "rev-parse", "HEAD").strip()
+    commit = git(repo, "rev-parse", "HEAD")
     outcomes = {test_id: "passed" for _, test_id in claim_tests(repo / "tests")}
     (repo / ".cache").mkdir()
     (repo / RESULTS).write_text(json.dumps({"commit": commit, "clean": True, "complete": True,
@@ -165,22 +160,22 @@ def test_mike_deploys_two_versions_into_gh_pages_with_latest_on_the_newest(small
         assert result.returncode == 0, result.stdout + result.stderr
 
     deploy()
-    tree(repo, "tag", "v0.1")
+    git(repo, "tag", "v0.1")
     deploy("VERSION=0.1")
 
-    listing = tree(repo, "ls-tree", "--name-only", "gh-pages").split()
+    listing = git(repo, "ls-tree", "--name-only", "gh-pages").split()
     assert {"dev", "0.1", "latest", "versions.json", "index.html"} <= set(listing)
-    versions = json.loads(tree(repo, "show", "gh-pages:versions.json"))
+    versions = json.loads(git(repo, "show", "gh-pages:versions.json"))
     assert {v["version"]: v["aliases"] for v in versions} == {"0.1": ["latest"], "dev": []}
-    assert 'href="latest/"' in tree(repo, "show", "gh-pages:index.html")
+    assert 'href="latest/"' in git(repo, "show", "gh-pages:index.html")
     for version in ("dev", "0.1"):
-        home = tree(repo, "show", f"gh-pages:{version}/index.html")
+        home = git(repo, "show", f"gh-pages:{version}/index.html")
         config = json.loads(re.search(r'id="__config" type="application/json">(.*?)</script>', home, re.S).group(1))
         assert config["version"]["provider"] == "mike", "the header's version selector is not configured"
-        ledger = tree(repo, "show", f"gh-pages:{version}/ledger/index.html")
+        ledger = git(repo, "show", f"gh-pages:{version}/ledger/index.html")
         assert f"Statuses from the complete test run of commit <code>{commit[:10]}</code>" in ledger
         assert "statuses are missing" not in ledger
-    assert tree(repo, "status", "--porcelain") == ""  # mike commits to gh-pages only; the checkout stays clean
+    assert git(repo, "status", "--porcelain") == ""  # mike commits to gh-pages only; the checkout stays clean
 
 
 def test_make_serve_installs_the_site_lock_and_make_test_adds_the_rest(tmp_path):

@@ -14,7 +14,7 @@ from support import NAV, REPO
 
 from scripts.ledger import claim_tests, quoted_values
 from scripts.pipeline.notebooks import chapter_snippets
-from scripts.pipeline.project import Project
+from scripts.pipeline.project import Project, git
 from scripts.pipeline.published import values
 
 pytestmark = pytest.mark.site
@@ -146,10 +146,6 @@ def page_dir(site, stem):
     return site if stem == "index" else site / stem
 
 
-def git(*args):
-    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
-
-
 @pytest.mark.claim("Every chapter names the commit and the Python, NumPy and matplotlib versions its outputs were computed with, as the manifests record them, and links its snippets",
                    zh="每一章都按清单的记录注明计算其输出所用的提交以及 Python、NumPy 和 matplotlib 的版本，并链接到它的代码片段")
 def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifests(built_site):
@@ -176,11 +172,12 @@ def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifes
         assert len(recorded) == 1 and VERSIONS.search(text).groups() == recorded.pop(), f"{stem}: {text}"
         commit = footer.select_one("code").get_text()
         outputs = [f"docs/generated/{n}" for n in names]
-        assert git("cat-file", "-e", f"{commit}^{{commit}}").returncode == 0, f"{stem}: {commit} is no commit"
+        assert git(REPO, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0, f"{stem}: {commit} is no commit"
         if "uncommitted" in text:
-            assert git("status", "--porcelain", "--", *outputs).stdout.strip(), stem
+            assert git(REPO, "status", "--porcelain", "--", *outputs).stdout.strip(), stem
         else:  # the outputs this page shows are exactly those of the commit it names
-            assert git("diff", "--quiet", commit, "--", *outputs).returncode == 0, f"{stem}: outputs differ from {commit}"
+            differ = git(REPO, "diff", "--quiet", commit, "--", *outputs).returncode
+            assert differ == 0, f"{stem}: outputs differ from {commit}"
 
 
 @pytest.mark.claim("Math is rendered when the site is built: pages ship KaTeX's CSS and fonts, not its JavaScript",

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
 
 from lib.attention import softmax
+from lib.debug_tools import numeric_gradient
 
 
 @claim("C000-71")
@@ -63,12 +64,7 @@ def test_c000_79_distance_penalty_moves_weight_far():
     s = logits.copy()
     for _ in range(50):  # finite-difference gradient of sum(softmax(s) * short)
         penalty = lambda z: float(np.sum(softmax(z) * short))  # noqa: E731
-        grad = np.zeros_like(s)
-        for i in np.ndindex(s.shape):
-            step = np.zeros_like(s)
-            step[i] = 1e-6
-            grad[i] = (penalty(s + step) - penalty(s - step)) / 2e-6
-        s -= grad
+        s -= numeric_gradient(penalty, s)
     assert mean_distance(s) > mean_distance(logits) + 0.3
     assert v("claims/debugging", "mean_distance_after") > v("claims/debugging", "mean_distance_before") and kind("C000-79") == "holds"
 
