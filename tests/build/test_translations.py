@@ -7,13 +7,13 @@ import json
 import re
 
 import pytest
-
 from lib import zh
+from support import REPO
+
 from scripts.pipeline.build import build
 from scripts.pipeline.check import check
 from scripts.pipeline.discover import find_snippets
 from scripts.pipeline.project import Project
-from support import REPO
 
 SNIPPET = '''"""{name}: a table with text of its chapter's catalog."""
 import sys
@@ -68,8 +68,10 @@ def test_one_chapters_translation_makes_only_its_snippets_stale(project, capsys)
 def test_a_missing_translation_names_the_text_and_the_catalog():
     with pytest.raises(zh.MissingTranslation) as error:
         zh.Translations("softmax").translate_all(["an untranslated label", "key (attended to)", "another one"])
-    assert str(error.value) == ("no Chinese for 'an untranslated label', 'another one': add \"English\" = \"中文\" to "
-                                "snippets/softmax/zh.toml (or to snippets/lib/zh.toml if other chapters show the text too)")
+    assert str(error.value) == (
+        "no Chinese for 'an untranslated label', 'another one': add \"English\" = \"中文\" to "
+        "snippets/softmax/zh.toml (or to snippets/lib/zh.toml if other chapters show the text too)"
+    )
 
 
 @pytest.fixture
@@ -111,7 +113,7 @@ def english_texts(chapter):
     pieces lib.zh translates one by one): an SVG holds each drawn line in a comment."""
     texts = set()
     for svg in (p for p in GENERATED.glob(f"{chapter}/*/*.svg") if not p.name.endswith(".zh.svg")):
-        texts |= {html.unescape(t) for t in re.findall(r"<!-- (.*?) -->", svg.read_text(encoding="utf-8"), re.S)}
+        texts |= {html.unescape(t) for t in re.findall(r"<!-- (.*?) -->", svg.read_text(encoding="utf-8"), re.DOTALL)}
     for path in (p for p in GENERATED.glob(f"{chapter}/*/table-*.json") if not p.name.endswith(".zh.json")):
         table = json.loads(path.read_text(encoding="utf-8"))
         texts |= {*table["header"], *(cell for row in table["rows"] for cell in row)}
