@@ -3,8 +3,9 @@
 MkDocs' dirty rebuild renders again only the pages whose source is newer than their built file. The site adds
 what MkDocs cannot see:
 
-- the snippets are rerun (``python -m scripts.pipeline build``) only when a file under snippets/ changed, and the
-  pipeline reruns only the stale ones;
+- the snippets are rerun (``python -m scripts.pipeline build``) only when a file under snippets/ changed (a
+  snippet, a library module or a translation catalog), and the pipeline reruns only the stale ones (a chapter's
+  catalog makes that chapter's snippets stale);
 - a page whose outputs changed (it quotes a value, includes a table or output, or shows a figure of a snippet
   that reran) is marked for rendering again in both editions, by ageing its built file;
 - the Chinese edition is rebuilt only when something other than an English page (``docs/*.md``) changed.

@@ -7,6 +7,11 @@ snippets run in (runner.SNIPPET_ENV), so a change to any of them reruns
 exactly the snippets it can affect. The worker translates every snippet's
 tables and figures with lib.zh and draws them with lib.plotting's Chinese font,
 so both are inputs of every snippet (and, with them, what they import).
+
+Data files are inputs too: every ``*.toml`` in the snippet's own chapter folder
+(its translation catalog, for one), never another chapter's, and a library
+module's data beside it (``lib/zh.toml``, the shared catalog, for lib.zh)
+wherever that module is an input.
 """
 
 import hashlib
@@ -18,6 +23,7 @@ from .discover import LIBRARY, dependencies, library_modules
 from .runner import SNIPPET_ENV
 
 TRANSLATION_MODULES = ("lib.zh", "lib.plotting")  # what the worker imports to write each snippet's Chinese twins
+DATA = ".toml"  # data files: every snippets/<chapter>/*.toml, and lib/<module>.toml beside the module it serves
 BUILDER_FILES = [Path(__file__).with_name(name) for name in ("worker.py", "published.py", "references.py", "keys.py")]
 
 
@@ -39,13 +45,15 @@ def builder_version():
 
 
 def snippet_inputs(project, name, graph):
-    """{relative path: sha256} of the snippet and every local module it imports."""
+    """{relative path: sha256} of the snippet, every local module it imports and their data files."""
     modules = library_modules(project)
     needed = set(dependencies(name, graph))
     for module in (m for m in TRANSLATION_MODULES if m in modules):
         needed |= {module, LIBRARY, *dependencies(module, graph)}
     files = [modules[module] for module in needed if module in modules]
+    files += [path.with_suffix(DATA) for path in files if path.with_suffix(DATA).exists()]
     files.append(project.snippets / f"{name}.py")
+    files += (project.snippets / name).parent.glob(f"*{DATA}")
     return {project.relative(path): digest(path.read_bytes()) for path in sorted(files)}
 
 

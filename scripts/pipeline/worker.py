@@ -9,7 +9,8 @@ group prints is kept for every section that encloses it. Writes:
 - ``stdout.txt``: everything the snippet printed;
 - ``output-<section>.txt``: what the statements inside that section printed (when it printed anything);
 - ``<label>.svg``: one per open figure, named by its label, and ``<label>.zh.svg``: the same figure object with
-  its text translated by ``lib.zh`` and drawn with Noto Sans SC;
+  its text translated by ``lib.zh`` (from the catalogs of the snippet's chapter and the shared one) and drawn
+  with Noto Sans SC;
 - ``table-<name>.json``: each published table, as data (the hooks render it where a page includes it), and
   ``table-<name>.zh.json``: its Chinese (given by the snippet, or translated cell by cell by ``lib.zh``);
 - ``values.json``: the published values;
@@ -18,7 +19,7 @@ group prints is kept for every section that encloses it. Writes:
 The file names come from ``published``, the one reader of these files.
 
 A failure is returned as data (file, line, exception), never raised. Text with no Chinese is a failure that
-names each figure or table and each English text.
+names each figure or table, each English text and the catalog to add it to.
 """
 
 import ast
@@ -98,11 +99,13 @@ class MissingChinese(LookupError):
     """Figures and tables of one snippet with text that lib.zh cannot translate."""
 
 
-def chinese_modules():
-    """lib.zh and lib.plotting from the snippet's snippets/ folder. Importing lib.plotting sets the site's style;
-    a snippet that did not import it keeps its own (rc_context undoes the import's settings)."""
+def chinese_modules(snippet):
+    """lib.zh's Translations of the snippet's chapter and lib.plotting, from the snippet's snippets/ folder.
+    Importing lib.plotting sets the site's style; a snippet that did not import it keeps its own (rc_context
+    undoes the import's settings)."""
     with plt.rc_context():
-        return importlib.import_module("lib.zh"), importlib.import_module("lib.plotting")
+        zh, plotting = importlib.import_module("lib.zh"), importlib.import_module("lib.plotting")
+    return zh.Translations(snippet.parent.name), plotting
 
 
 class ChineseTicks(Formatter):
@@ -189,12 +192,11 @@ def save_chinese_svg(figure, path):
         raise MissingChinese(f"{path.name} draws characters as boxes: {'; '.join(dict.fromkeys(boxes))}")
 
 
-def save_figures(out, snippet):
-    """Save every open figure as <label>.svg, then translated as <label>.zh.svg; return the names in the order
-    the figures were created and the figures with text that has no Chinese."""
+def save_figures(out, chinese, plotting):
+    """Save every open figure as <label>.svg, then translated by ``chinese`` (lib.zh's Translations) as
+    <label>.zh.svg; return the names in the order the figures were created and the figures with text that has
+    no Chinese."""
     plt.rcParams["svg.hashsalt"] = "self-attention-site"  # fixed ids: byte-identical SVG
-    zh, plotting = chinese_modules()
-    translate_all = zh.translate_all
     names, missing = [], []
     for number in plt.get_fignums():
         figure = plt.figure(number)
@@ -205,8 +207,8 @@ def save_figures(out, snippet):
             if families is None:
                 raise MissingChinese("Chinese figures need Noto Sans SC: pip install pylopdf-fonts-zh-cn")
             try:
-                translate_figure(figure, translate_all, families)
-            except zh.MissingTranslation as error:
+                translate_figure(figure, chinese.translate_all, families)
+            except chinese.Missing as error:
                 missing.append(f"figure {names[-1]!r}: {', '.join(repr(t) for t in error.texts)}")
                 continue
             save_chinese_svg(figure, out / figure_file(names[-1], "zh"))
@@ -225,20 +227,19 @@ def write_json(path, data):
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def save_published(out, snippet):
-    """Write the published tables (English and Chinese) and values; return the tables with text that has no
-    Chinese."""
+def save_published(out, chinese):
+    """Write the published tables (English, and Chinese translated by ``chinese`` unless the snippet gave it) and
+    values; return the tables with text that has no Chinese."""
     publish = sys.modules.get("lib.publish")
     missing = []
     for name, table in getattr(publish, "TABLES", {}).items():
         write_json(out / table_file(name), table)
-        zh = chinese_modules()[0]
         try:
-            chinese = publish.TABLES_ZH.get(name) or chinese_table(table, zh.translate_all)
-        except zh.MissingTranslation as error:
+            translated = publish.TABLES_ZH.get(name) or chinese_table(table, chinese.translate_all)
+        except chinese.Missing as error:
             missing.append(f"table {name!r}: {', '.join(repr(t) for t in error.texts)}")
             continue
-        write_json(out / table_file(name, "zh"), chinese)
+        write_json(out / table_file(name, "zh"), translated)
     values = getattr(publish, "VALUES", {})
     if values:
         text = json.dumps(values, indent=2, sort_keys=True, allow_nan=False)
@@ -271,10 +272,11 @@ def run(snippet, out):
                     whole.write(printed.getvalue())
                     for name in enclosing:
                         sections[name] = sections.get(name, "") + printed.getvalue()
-            figures, missing = save_figures(out, snippet)
-            missing += save_published(out, snippet)
+            chinese, plotting = chinese_modules(snippet)
+            figures, missing = save_figures(out, chinese, plotting)
+            missing += save_published(out, chinese)
             if missing:
-                raise MissingChinese("no Chinese in snippets/lib/zh.py (CHINESE) for: " + "; ".join(missing))
+                raise MissingChinese(f"no Chinese for: {'; '.join(missing)}; {chinese.fix}")
     except (Exception, SystemExit) as exc:  # any failure of the snippet becomes data
         return {"code_seconds": time.perf_counter() - start, "stderr": errors.getvalue(), "error": _failure(exc, snippet)}
     (out / STDOUT).write_text(whole.getvalue(), encoding="utf-8")

@@ -1,703 +1,27 @@
 """Chinese for the text snippets show readers: table headers and cells, figure titles, axis labels, tick labels,
 legends and annotations.
 
-A snippet writes its text in English only; the site's build asks ``translate(text)`` for the Chinese of each
-text when it writes the Chinese twin of a table or figure. Text that needs no translation comes back as it is:
-numbers, math (``$...$``), code (`` `...` ``), identifiers (``d_k``, ``W_q``), the names in ``KEEP`` and the
-running example's tokens. Anything else must have an entry in ``CHINESE``, or ``translate`` raises
-``MissingTranslation`` naming the text.
+A snippet writes its text in English only; when the site's build writes the Chinese twin of a table or figure, it
+asks ``Translations(chapter).translate(text)`` for the Chinese of each text. Text that needs no translation comes
+back as it is: numbers, math (``$...$``), code (`` `...` ``), identifiers (``d_k``, ``W_q``), the names in
+``KEEP`` and the examples' tokens. Anything else must have an entry in a catalog, or ``translate`` raises
+``MissingTranslation`` naming the text and the catalog to add it to.
 
-In an entry, ``{}`` stands for a number, so one entry covers text a snippet builds with an f-string:
-``"head {}"`` translates ``"head 1"`` and ``"head 2"``. A text of several lines is translated line by line
-unless it has an entry of its own. The terms follow docs-zh/glossary.yml.
+The entries are data, not code: one TOML catalog per chapter, ``snippets/<chapter>/zh.toml``, with the text of that
+chapter's snippets, and the shared one, ``snippets/lib/zh.toml`` (beside this module), with text several chapters
+show (lib.plotting's heatmap among it). Each line is an entry, ``"English" = "中文"``; an English text is in one
+catalog only. In an entry, ``{}`` stands for a number, so one entry covers text a snippet builds with an f-string:
+``"head {}"`` translates ``"head 1"`` and ``"head 2"``. A text of several lines is translated line by line unless
+it has an entry of its own. The terms follow docs-zh/glossary.yml.
 """
 
 import re
+import tomllib
+from pathlib import Path
 
-# English text -> Chinese: the words many chapters share first, then each chapter's, chapters in file order.
-CHINESE = {
-    # shared: lib.plotting's weights heatmap, and words many chapters show
-    "Attention weights, one head, d_k = {}": "注意力权重：单头，d_k = {}",
-    "key (attended to)": "键（被关注）",
-    "query (attending)": "查询（发出关注）",
-    "key": "键",
-    "query": "查询",
-    "keys": "键",
-    "queries": "查询",
-    "values": "值",
-    "value": "值",
-    "weight": "权重",
-    "weights": "权重",
-    "scores": "分数",
-    "mask": "掩码",
-    "causal": "因果",
-    "position": "位置",
-    "token": "词元",
-    "tokens": "词元",
-    "shape": "形状",
-    "step": "步骤",
-    "step {}": "第 {} 步",
-    "head {}": "头 {}",
-    "key {}": "键 {}",
-    "weight {}": "权重 {}",
-    "dimension {}": "维度 {}",
-    "yes": "是",
-    "no": "否",
-    "none": "无",
-    "tutorial": "教程",
-    "method": "方法",
-    "uniform": "均匀",
-    "embeddings": "嵌入",
-    "output": "输出",
-    # backward
-    "case": "情形",
-    "shapes": "形状",
-    "rel. error dq": "dq 相对误差",
-    "rel. error dk": "dk 相对误差",
-    "rel. error dv": "dv 相对误差",
-    "no mask": "无掩码",
-    "causal mask": "因果掩码",
-    "batch 2 x 3 heads, padding + causal": "批量 2 × 3 个头，填充 + 因果",
-    "random mask, one row fully masked": "随机掩码，其中一行全被遮住",
-    "key token j": "键词元 j",
-    "weight of 'cat' on the key": "'cat' 给该键的权重",
-    "forward: weights of 'cat'": "前向传播：'cat' 的权重",
-    "|dL/dv_j|": "|dL/dv_j|",
-    "path 1: through the weighted sum to V": "路径 1：经加权和到 V",
-    "dL/dscore (cat, j)": "dL/dscore (cat, j)",
-    "path 2: through the weights to Q and K": "路径 2：经权重到 Q 和 K",
-    "standard deviation of the scores (d_k = 64)": "分数的标准差（d_k = 64）",
-    "gradient per row, RMS per coordinate": "每行的梯度，按坐标取 RMS",
-    "scaled attention": "缩放后的注意力",
-    "the Q path dies as the softmax saturates": "softmax 饱和时，Q 路径的梯度消失",
-    "dq (path through the weights)": "dq（经权重的路径）",
-    "dv (path through the sum)": "dv（经加权和的路径）",
-    "without the scale, a larger d_k starves dq": "不缩放时，d_k 越大，dq 越得不到梯度",
-    "scaled: q k^T / sqrt(d_k)": "缩放：q k^T / sqrt(d_k)",
-    "unscaled: q k^T": "不缩放：q k^T",
-    "median dq, scaled": "dq 中位数，缩放",
-    "top weight, scaled": "最大权重，缩放",
-    "median dq, unscaled": "dq 中位数，不缩放",
-    "top weight, unscaled": "最大权重，不缩放",
-    "share starved, unscaled": "梯度枯竭的比例，不缩放",
-    # debugging
-    "even-spread baseline": "均匀分配的基线",
-    "mean weight on 'The' (200 random heads)": "给 'The' 的平均权重（200 个随机头）",
-    "W_o init": "W_o 初始化",
-    "mean abs(W_o)": "abs(W_o) 的均值",
-    "output std / concatenated-heads std": "输出标准差 / 拼接后各头的标准差",
-    "randn * 0.02 (seed 000)": "randn * 0.02（种子教程 000）",
-    "randn (std 1)": "randn（标准差 1）",
-    "(std 1)": "（标准差 1）",
-    "std 1/sqrt(d_model)": "标准差 1/sqrt(d_model)",
-    "W_q, W_k: std 1/sqrt(d_model)": "W_q、W_k：标准差 1/sqrt(d_model)",
-    "np.tril(k=1), off by one": "np.tril(k=1)，错开一位",
-    "np.triu(k=1) inverted": "np.triu(k=1)，方向反了",
-    "largest change of a past output when the future changes": "未来改变时，过去输出的最大变化",
-    "multiply after softmax": "softmax 之后再乘掩码",
-    "multiply after, renormalise": "之后再乘，并重新归一化",
-    "dtype": "dtype",
-    "constant": "常数",
-    "seed's exp / sum: no visible key": "种子教程的 `exp / sum`：没有可见的键",
-    "max-subtracting: no visible key": "先减最大值：没有可见的键",
-    "max-subtracting: rows with a visible key": "先减最大值：有可见键的行",
-    "the unmasked row": "不加掩码的行",
-    "correct to {}": "精确到 {}",
-    "uniform, {} each": "均匀，每个 {}",
-    "scores [120, 80, 60, 0]": "分数 [120, 80, 60, 0]",
-    "subtract the max (exact)": "减去最大值（精确）",
-    "clip to [-50, 50]": "截断到 [-50, 50]",
-    "[PAD]": "[PAD]",
-    "\"The cat sat.\", no padding mask": "“The cat sat.”，无填充掩码",
-    "\"The cat sat.\", with padding_mask": "“The cat sat.”，用 padding_mask",
-    "W_q, W_k: std 1 (seed 000)": "W_q、W_k：标准差 1（种子教程 000）",
-    "W_q, W_k: std 0.01 (seed 003)": "W_q、W_k：标准差 0.01（种子教程 003）",
-    "W_q, W_k init": "W_q、W_k 初始化",
-    "scaled-score std": "缩放后分数的标准差",
-    "mean top weight": "最大权重的均值",
-    "mean entropy (nats)": "平均熵（nats）",
-    "min weight": "最小权重",
-    "max weight": "最大权重",
-    "std 1 (seed 000)": "标准差 1（种子教程 000）",
-    "std 0.01 (seed 003)": "标准差 0.01（种子教程 003）",
-    # full_layer
-    "sentence {}, head {}": "句子 {}，头 {}",
-    "weight (fixed 0-1 scale)": "权重（固定 0 到 1 色标）",
-    "largest pad-key weight, real queries": "填充键的最大权重，真实查询",
-    "same, pad queries": "同上，填充查询",
-    "batched vs alone, real rows": "批量与单独计算之差，真实行",
-    "padding + causal (this page)": "填充 + 因果（本页）",
-    "causal only": "只有因果",
-    "padding only (encoder)": "只有填充（编码器）",
-    "none (encoder)": "无（编码器）",
-    "stage (links to its chapter)": "阶段（链接到对应章节）",
-    "array": "数组",
-    "axes": "轴",
-    "tokens to ids": "词元转为 id",
-    "ids": "id",
-    "embed, x sqrt(d_model)": "嵌入，乘以 sqrt(d_model)",
-    "embedded": "嵌入后",
-    "sinusoidal positions": "正弦位置编码",
-    "positions": "位置编码",
-    "add positions": "加上位置编码",
-    "project to q, k, v": "投影为 q、k、v",
-    "split into heads": "拆分成多个头",
-    "scores q k^T": "分数 q k^T",
-    "scale by 1/sqrt(d_head)": "乘以 1/sqrt(d_head) 缩放",
-    "scaled": "缩放后",
-    "padding & causal mask": "填充与因果掩码",
-    "apply the mask (-inf)": "应用掩码（-inf）",
-    "masked": "掩码后",
-    "softmax over keys": "对键做 softmax",
-    "weighted sum of values": "值的加权和",
-    "heads": "各头",
-    "merge heads": "合并各头",
-    "merged": "合并后",
-    "mix heads with W_o": "用 W_o 混合各头",
-    # index
-    "1. tokens": "1. 词元",
-    "From tokens to vectors": "从词元到向量",
-    "2. embeddings": "2. 嵌入",
-    "3. + positions": "3. + 位置编码",
-    "Positional encoding": "位置编码",
-    "Queries, keys, values": "查询、键、值",
-    "Softmax": "softmax",
-    "6. scaled scores": "6. 缩放后的分数",
-    "Scaled dot-product": "缩放点积",
-    "7. mask": "7. 掩码",
-    "Masks": "掩码",
-    "8. weighted sum": "8. 加权和",
-    "The weighted sum": "加权和",
-    "9. split heads": "9. 拆分多头",
-    "Multi-head attention": "多头注意力",
-    "10. merge heads": "10. 合并多头",
-    "\"The cat sat on the mat.\"  L = 7, d_model = d_k = 8; from step 9 on, h = 2 heads":
-        "“The cat sat on the mat.”  L = 7，d_model = d_k = 8；从第 9 步起 h = 2 个头",
-    "input": "输入",
-    "attention": "注意力",
-    "what it adds": "这一步做什么",
-    "chapter": "章节",
-    "split the text into words": "把文本切分成词",
-    "look up one vector per token": "为每个词元查出一个向量",
-    "+ positions": "+ 位置编码",
-    "add sinusoidal position codes": "加上正弦位置编码",
-    "three learned projections": "三个学到的投影",
-    "Queries, keys and values": "查询、键和值",
-    "one row of scores becomes weights": "一行分数变成权重",
-    "scaled scores": "缩放后的分数",
-    "every query against every key, / sqrt(d_k)": "每个查询对每个键，再除以 sqrt(d_k)",
-    "Scaled dot-product attention": "缩放点积注意力",
-    "hide future keys, before the softmax": "在 softmax 之前遮住未来的键",
-    "weighted sum": "加权和",
-    "weights @ v: mix the value rows": "`weights @ v`：混合值的各行",
-    "split heads": "拆分多头",
-    "cut q, k, v's features into h heads": "把 q、k、v 的特征切成 h 个头",
-    "attend per head, concatenate": "每个头各自计算注意力，再拼接",
-    "mix the heads into the output": "把各头混合成输出",
-    # kv_cache
-    "step t (positions in the context)": "第 t 步（上下文中的位置数）",
-    "multiply-adds in step t": "第 t 步的乘加次数",
-    "One attention layer, d_model = 64": "一个注意力层，d_model = 64",
-    "without cache: the whole layer on t rows": "无缓存：整层作用于 t 行",
-    "with cache: one new row": "有缓存：只算新的一行",
-    "with cache, attention part only (2 t d)": "有缓存，只计注意力部分（2 t d）",
-    "step t": "第 t 步",
-    "with cache": "有缓存",
-    "without cache": "无缓存",
-    "without / with": "无缓存 / 有缓存",
-    "head 1, one row per cached step": "头 1，每个缓存步骤一行",
-    "head 1, full causal attention": "头 1，完整的因果注意力",
-    "layers": "层数",
-    "positions L": "位置数 L",
-    "formula (bytes)": "公式（字节）",
-    "measured nbytes": "实测 nbytes",
-    "size": "大小",
-    # kv_heads
-    "key/value heads h_kv": "键/值头数 h_kv",
-    "query heads per group": "每组查询头数",
-    "key/value head of query heads 1 … 8": "查询头 1 … 8 读取的键/值头",
-    "numbers cached per position": "每个位置缓存的数",
-    "KV cache per token, KiB, float16": "每个词元的 KV 缓存，KiB，float16",
-    "Llama 2 70B": "Llama 2 70B",
-    "Llama 3 8B": "Llama 3 8B",
-    "Mistral 7B": "Mistral 7B",
-    "DeepSeek-V2": "DeepSeek-V2",
-    "Cache per token: shared keys and values against one per head": "每个词元的缓存：共享的键和值与每个头各一份",
-    "every head its own keys and values": "每个头各有自己的键和值",
-    "as published": "按发布的配置",
-    "query heads h": "查询头数 h",
-    "cache per token": "每个词元的缓存",
-    "with h_kv = h": "h_kv = h 时",
-    "fraction": "比例",
-    "latent {} + rotary key {}": "潜向量 {} + 旋转键 {}",
-    "key/value heads h_kv (of {} query heads)": "键/值头数 h_kv（共 {} 个查询头）",
-    "relative output error": "输出的相对误差",
-    "Mean-pooled key and value heads, before any training": "平均池化后的键头和值头，未经任何训练",
-    "independent heads": "相互独立的头",
-    "near-copies ({} shared)": "近似副本（共享 {}）",
-    "relative output error, independent heads": "输出的相对误差，相互独立的头",
-    "relative output error, near-copies ({} shared)": "输出的相对误差，近似副本（共享 {}）",
-    "check": "检验",
-    "largest difference": "最大差值",
-    "absorbed scores vs expanded scores": "吸收后的分数对比展开的分数",
-    "absorbed output vs expanded output": "吸收后的输出对比展开的输出",
-    "rotated keys vs one fixed W_UK": "旋转后的键对比一个固定的 W_UK",
-    "decoupled rotary key: absorbed vs expanded scores": "解耦的旋转键：吸收后的分数对比展开的分数",
-    # masks
-    "variant": "变体",
-    "max |difference| from masking first": "与先加掩码相比的最大 |差值|",
-    "row sums": "行和",
-    "negative weights?": "有负权重吗？",
-    "mask the scores, then softmax": "先对分数加掩码，再做 softmax",
-    "1 to 1": "1 到 1",
-    "softmax, zero, renormalise": "softmax，置零，重新归一化",
-    "softmax, zero, no renormalising": "softmax，置零，不重新归一化",
-    "0.166 to 1": "0.166 到 1",
-    "softmax, then subtract 1e9 * blocked": "softmax，然后减去 `1e9 * blocked`",
-    "-6e+09 to 1": "-6e+09 到 1",
-    "causal (sentence a)": "因果（句子 a）",
-    "padding (sentence b)": "填充（句子 b）",
-    "causal + padding (b)": "因果 + 填充（b）",
-    "True: may attend": "True：可以关注",
-    "False: masked": "False：被遮住",
-    "causal mask, sentence a": "因果掩码，句子 a",
-    "weight (masked cells: exactly 0)": "权重（被遮住的格子恰好为 0）",
-    "padding mask, sentence b": "填充掩码，句子 b",
-    "causal + padding, sentence b": "因果 + 填充，句子 b",
-    "convention": "约定",
-    "weights of \"cat\" when every key is masked": "所有键都被遮住时 “cat” 的权重",
-    "row sum": "行和",
-    "fill -inf, exp / sum": "填入 -inf，`exp / sum`",
-    "fill -inf, subtract the max": "填入 -inf，减去最大值",
-    "fill -1e9, subtract the max": "填入 -1e9，减去最大值",
-    "add -1e9 (scores - 1e9 * blocked), subtract the max": "加上 -1e9（`scores - 1e9 * blocked`），减去最大值",
-    "add -1e9, exp / sum": "加上 -1e9，`exp / sum`",
-    "fill -1e9 in float16, subtract the max": "在 float16 中填入 -1e9，减去最大值",
-    "our core: boolean mask": "本站核心代码：布尔掩码",
-    "after": "在此之后",
-    "tokens replaced: everything after this one": "被替换的词元：这个之后的全部",
-    "max |change| of earlier outputs": "之前各输出的最大 |变化|",
-    "causal (correct)": "因果（正确）",
-    "transposed": "转置了",
-    "off by one": "错开一位",
-    "max change of an earlier output": "之前某个输出的最大变化",
-    "cuts that leak (of 6)": "发生泄漏的切分（共 6 个）",
-    # multi_head
-    "paper, base model": "论文，基础模型",
-    "h (heads)": "h（头数）",
-    "one head's W_i^Q": "一个头的 W_i^Q",
-    "fused W^Q": "融合的 W^Q",
-    "parameters: h separate W_i^Q": "参数：h 个独立的 W_i^Q",
-    "parameters: fused W^Q": "参数：融合的 W^Q",
-    "max abs difference: separate vs fused output": "最大绝对差：独立与融合的输出",
-    "max abs difference: slice of fused vs x @ W_i^Q": "最大绝对差：融合矩阵的切片与 x @ W_i^Q",
-    "project (all heads at once)": "投影（所有头一次完成）",
-    "attention, per head": "注意力，每个头",
-    "weighted sum, per head": "加权和，每个头",
-    "concatenate": "拼接",
-    "concat": "拼接",
-    "mix heads": "混合各头",
-    "concat @ w_o": "`concat @ w_o`",
-    "column within the head": "头内的列",
-    "query slot of the head": "头内的查询位置",
-    "reshape + transpose (right)": "reshape + transpose（正确）",
-    "reshape only (wrong)": "只 reshape（错误）",
-    "Whose numbers sit in each head's rows? (cell: source word, source feature)":
-        "每个头的各行里是谁的数？（格子：来源词，来源特征）",
-    "word changed": "被改动的词",
-    "output rows that change: with transpose": "会变的输出行：有 transpose",
-    "without transpose": "无 transpose",
-    "The (position 0)": "The（位置 0）",
-    "cat (position 1)": "cat（位置 1）",
-    "sat (position 2)": "sat（位置 2）",
-    "on (position 3)": "on（位置 3）",
-    "the (position 4)": "the（位置 4）",
-    "mat (position 5)": "mat（位置 5）",
-    ". (position 6)": ".（位置 6）",
-    # online_softmax
-    "sequence length L": "序列长度 L",
-    "peak memory during the call (MiB)": "调用期间的内存峰值（MiB）",
-    "Log-log: the full scores grow like L²": "双对数坐标：完整分数按 L² 增长",
-    "full (L, L) scores: core attention": "完整的 (L, L) 分数：核心注意力",
-    "tiles of 128 x 128": "128 × 128 的分块",
-    "peak memory during the call (KiB)": "调用期间的内存峰值（KiB）",
-    "Tiled only, linear axes: the output plus a constant": "只看分块，线性坐标：输出加一个常数",
-    "the (L, d) output alone": "仅 (L, d) 输出本身",
-    "Peak memory of one attention call, d = 64": "一次注意力调用的内存峰值，d = 64",
-    "full scores (KiB)": "完整分数（KiB）",
-    "tiled (KiB)": "分块（KiB）",
-    "full / tiled": "完整 / 分块",
-    "one (L, L) array (KiB)": "一个 (L, L) 数组（KiB）",
-    "tiled minus output (KiB)": "分块减去输出（KiB）",
-    "block max": "块内最大值",
-    "running max m": "累计最大值 m",
-    "running sum ℓ": "累计和 ℓ",
-    # order_matters
-    "content → content": "内容 → 内容",
-    "content → position": "内容 → 位置",
-    "position → content": "位置 → 内容",
-    "position → position": "位置 → 位置",
-    "term of the scaled score": "缩放分数中的项",
-    "input to the projections": "投影的输入",
-    "width": "宽度",
-    "parameters in W_q, W_k, W_v": "W_q、W_k、W_v 的参数量",
-    "x + PE (added)": "x + PE（相加）",
-    "[x, PE] (concatenated)": "[x, PE]（拼接）",
-    "attention weight": "注意力权重",
-    "equivariance: f(P x) vs P f(x)": "等变：f(P x) 与 P f(x)",
-    "invariance: mean over positions": "不变：对位置取平均",
-    "embeddings only": "只有嵌入",
-    "embeddings + positional encoding": "嵌入 + 位置编码",
-    "embeddings, causal mask": "嵌入，因果掩码",
-    # positional_encoding
-    "dimension (pairs 2i, 2i+1: sin, cos)": "维度（成对的 2i、2i+1：sin、cos）",
-    "position p": "位置 p",
-    "Sinusoidal positional encoding, d_model = 128": "正弦位置编码，d_model = 128",
-    "PE[p, dimension]": "PE[p, 维度]",
-    "dimension": "维度",
-    "position: token": "位置：词元",
-    "PE for the running sentence, d_model = 8": "贯穿示例句子的位置编码，d_model = 8",
-    "PE value": "PE 值",
-    "position q": "位置 q",
-    "PE(p) · PE(q)": "PE(p) · PE(q)",
-    "offset p − q": "偏移 p − q",
-    "All 4096 pairs (p, q) against p − q": "全部 4096 个 (p, q) 对与 p − q 的关系",
-    "every pair (p, q)": "每一对 (p, q)",
-    "dot product": "点积",
-    "model": "模型",
-    "input of the first layer": "第一层的输入",
-    "‖token part‖": "‖词元部分‖",
-    "‖position part‖": "‖位置部分‖",
-    "‖input row‖": "‖输入行‖",
-    "Transformer (base)": "Transformer（基础模型）",
-    "dropout(E[ids] · √d_model + PE)": "`dropout(E[ids] · √d_model + PE)`",
-    "BERT (base)": "BERT（基础模型）",
-    "dropout(LayerNorm(E[ids] + S[segments] + P[:L]))": "`dropout(LayerNorm(E[ids] + S[segments] + P[:L]))`",
-    "GPT-2 (small)": "GPT-2（小型）",
-    "wte[ids] + wpe[:L]": "`wte[ids] + wpe[:L]`",
-    "dimension 2i (first member of each sin/cos pair)": "维度 2i（每对 sin/cos 中的第一个）",
-    "wavelength in positions (log scale)": "以位置计的波长（对数坐标）",
-    "Wavelength of each pair, d_model = 512": "每一对的波长，d_model = 512",
-    "Low dimensions turn fast, high ones barely move": "低维转得快，高维几乎不动",
-    "dimension 2i": "维度 2i",
-    "wavelength 2π/ω (positions)": "波长 2π/ω（位置数）",
-    "measured period (positions)": "实测周期（位置数）",
-    "mean |change| per position": "每个位置的平均 |变化|",
-    "over 4,096 (not seen)": "超过 4,096（未观察到）",
-    # queries_keys_values
-    "query q": "查询 q",
-    "key A": "键 A",
-    "key B": "键 B",
-    "q·k picks key B, cosine picks key A": "q·k 选中键 B，余弦选中键 A",
-    "best key by q.k": "按 q.k 最好的键",
-    "its length": "它的长度",
-    "best key by cosine": "按余弦最好的键",
-    "tensor": "张量",
-    "quantity": "量",
-    "role": "作用",
-    "one row per token": "每个词元一行",
-    "learned, one matrix per role": "学到的，每种作用一个矩阵",
-    "rows whose best key is itself": "最好的键是自己的行",
-    "chance, 1/L = 1/7": "随机水平，1/L = 1/7",
-    "separate $W_q$, $W_k$": "独立的 $W_q$、$W_k$",
-    "tied $W_k = W_q$": "绑定 $W_k = W_q$",
-    "self is best key, separate": "自己是最好的键，独立",
-    "self is best key, tied": "自己是最好的键，绑定",
-    "mean self weight, separate": "给自己的平均权重，独立",
-    "mean self weight, tied": "给自己的平均权重，绑定",
-    "tied: $W_k = W_q$": "绑定：$W_k = W_q$",
-    "scaled score $q_i \\cdot k_j / \\sqrt{d_k}$": "缩放分数 $q_i \\cdot k_j / \\sqrt{d_k}$",
-    # rotary
-    "offset m − n (positions)": "偏移 m − n（位置数）",
-    "dot product, d_k = {}": "点积，d_k = {}",
-    "Dot products of rotated vectors by offset, {} random draws": "旋转后向量的点积随偏移的变化，随机抽取 {} 次",
-    "RoFormer's bound: mean |S_j|": "RoFormer 的上界：|S_j| 的平均值",
-    "key equal to the query: mean q_m · q_0": "键等于查询：q_m · q_0 的平均值",
-    "independent q and k: mean |q_m · k_0|": "相互独立的 q 和 k：|q_m · k_0| 的平均值",
-    "offset m − n": "偏移 m − n",
-    "q_m · k_n at n = 0": "n = 0 时的 q_m · k_n",
-    "largest change over n": "随 n 的最大变化",
-    "pairing": "配对方式",
-    "largest score difference from the trained model": "与训练时模型的最大分数差",
-    "as trained": "训练时的权重",
-    "interleaved (2i, 2i+1)": "相邻配对 (2i, 2i+1)",
-    "columns permuted": "列已置换",
-    "half (i, i + d/2)": "对半配对 (i, i + d/2)",
-    "below: no new angles at the target length": "此线以下：在目标长度上没有新角度",
-    "pairs {}+: no full turn in {},{} positions": "第 {} 对及以后：{},{} 个位置内转不满一圈",
-    "pair i (d_head = {}, base {},{})": "第 i 对（d_head = {}，基数 {},{}）",
-    "frequency / trained frequency (log scale)": "频率 / 训练时的频率（对数坐标）",
-    "From {},{} to {},{} positions (s = {})": "从 {},{} 个位置到 {},{} 个位置（s = {}）",
-    "no change": "不做改动",
-    "position interpolation": "位置插值",
-    "NTK-aware base": "NTK 感知的基数",
-    "pairs past their trained angles by over one position": "超出训练时角度一个位置以上的对数",
-    "largest overshoot (positions)": "最大超出量（位置数）",
-    "pair 0: radians per position": "第 0 对：每个位置的弧度",
-    "slowest pair: frequency / trained": "最慢的一对：频率 / 训练时",
-    "context of Llama 2: 4,096": "Llama 2 的上下文：4,096",
-    "context of Llama 3 8B: 8,192": "Llama 3 8B 的上下文：8,192",
-    "pair i (of {}, d_head = {})": "第 i 对（共 {} 对，d_head = {}）",
-    "Positions per full turn of each rotary pair": "每个旋转对转满一圈所需的位置数",
-    "base {},{}": "基数 {},{}",
-    "base": "基数",
-    "context": "上下文",
-    "shortest wavelength": "最短波长",
-    "longest wavelength": "最长波长",
-    "pairs with a wavelength longer than the context": "波长长于上下文的对数",
-    "pairs": "对数",
-    "Llama 2": "Llama 2",
-    # scaled_dot_product
-    "uniform 1/6": "均匀 1/6",
-    "one-hot": "独热",
-    "largest weight (mean)": "最大权重（均值）",
-    "Jacobian norm $\\|J\\|_F$ (median row)": "雅可比矩阵范数 $\\|J\\|_F$（中位数行）",
-    "$\\|\\partial L/\\partial W_q\\|_F$ (median, 10-90%)": "$\\|\\partial L/\\partial W_q\\|_F$（中位数，10–90%）",
-    "N(0, 1) [seed 000]": "N(0, 1)［种子教程 000］",
-    "0.01·N(0, 1) [seed 003]": "0.01·N(0, 1)［种子教程 003］",
-    "score std {}": "分数标准差 {}",
-    "W drawn from": "W 的分布",
-    "median row ‖J‖_F": "中位数行的 ‖J‖_F",
-    "saturated rows": "饱和的行",
-    "median ‖∂L/∂W_q‖_F": "‖∂L/∂W_q‖_F 的中位数",
-    "90th percentile": "第 90 百分位数",
-    "no-gradient sentences": "没有梯度的句子",
-    "N(0, 1), seed 000": "N(0, 1)，种子教程 000",
-    "0.01·N(0, 1), seed 003": "0.01·N(0, 1)，种子教程 003",
-    "predicted std": "预测的标准差",
-    "measured std": "实测的标准差",
-    "largest weight": "最大权重",
-    "entropy (nats)": "熵（nats）",
-    "uniform 1/7": "均匀 1/7",
-    "uniform ln 7": "均匀 ln 7",
-    "entropy in nats (mean)": "熵，单位 nats（均值）",
-    "Jacobian norm $\\|J\\|_F$ (log scale)": "雅可比矩阵范数 $\\|J\\|_F$（对数坐标）",
-    "uniform weights": "均匀权重",
-    "mean row": "平均行",
-    "median row": "中位数行",
-    "mean largest weight": "最大权重的均值",
-    "rows with largest weight > 0.99": "最大权重 > 0.99 的行",
-    "mean ‖J‖_F": "‖J‖_F 的均值",
-    "median ‖J‖_F": "‖J‖_F 的中位数",
-    "score q·k": "分数 q·k",
-    "scaled score": "缩放分数",
-    "computed as": "计算方式",
-    "shape in symbols": "符号表示的形状",
-    "shape here": "这里的形状",
-    "tokenize(SENTENCE)": "`tokenize(SENTENCE)`",
-    "embed(tokens)": "`embed(tokens)`",
-    "scores / np.sqrt(d_k)": "`scores / np.sqrt(d_k)`",
-    "softmax(scaled, axis=-1)": "`softmax(scaled, axis=-1)`",
-    "weights @ v": "`weights @ v`",
-    "standard deviation": "标准差",
-    "Spread of the dot product": "点积的离散程度",
-    "theory $\\sqrt{d_k}$": "理论值 $\\sqrt{d_k}$",
-    "theory 1": "理论值 1",
-    "measured std of $q\\cdot k$": "$q\\cdot k$ 的实测标准差",
-    "measured std of $q\\cdot k/\\sqrt{d_k}$": "$q\\cdot k/\\sqrt{d_k}$ 的实测标准差",
-    "scaled score $q\\cdot k/\\sqrt{d_k}$": "缩放分数 $q\\cdot k/\\sqrt{d_k}$",
-    "density": "密度",
-    "After dividing by $\\sqrt{d_k}$": "除以 $\\sqrt{d_k}$ 之后",
-    "std σ of each component": "每个分量的标准差 σ",
-    "theory σ⁴": "理论值 σ⁴",
-    "measured Var(q·k / √d_k)": "实测 Var(q·k / √d_k)",
-    "mean of q·k": "q·k 的均值",
-    "std of q·k": "q·k 的标准差",
-    # softmax
-    "score {}": "分数 {}",
-    "softmax weight": "softmax 权重",
-    "|dLoss/dscores|": "|dLoss/dscores|",
-    "naive exp / sum": "直接 `exp / sum`",
-    "subtract the max": "减去最大值",
-    "score z_j": "分数 z_j",
-    "logits multiplied by": "logits 乘以",
-    "largest |J| entry": "|J| 的最大元素",
-    "logits z": "logits z",
-    "naive": "直接计算",
-    "subtract max": "减去最大值",
-    "core": "核心代码",
-    "temperature T (log scale)": "温度 T（对数坐标）",
-    "weight of each key for query \"cat\"": "查询 “cat” 给每个键的权重",
-    "top key": "权重最大的键",
-    "its weight": "它的权重",
-    "entropy (bits)": "熵（比特）",
-    # tokens_to_vectors
-    "vocabulary entry (id order)": "词表条目（按 id 排序）",
-    "token in the sentence": "句子中的词元",
-    "dimension of the vector": "向量的维度",
-    "entry value": "元素值",
-    "lower-cased": "转为小写",
-    "id": "id",
-    "meaning": "含义",
-    "L strings": "L 个字符串",
-    "L integers in [0, V)": "L 个 [0, V) 中的整数",
-    "(V, d_model): one row per vocabulary entry": "(V, d_model)：每个词表条目一行",
-    "(L, V): one 1 per row": "(L, V)：每行一个 1",
-    "x = emb_table[ids]": "`x = emb_table[ids]`",
-    "(L, d_model): one row per token": "(L, d_model)：每个词元一行",
-    "same shape, entries times sqrt(d_model)": "形状相同，元素乘以 sqrt(d_model)",
-    # training
-    "embed": "嵌入",
-    "reference task (padding mask)": "指代任务（填充掩码）",
-    "reference task, unscaled": "指代任务，不缩放",
-    "reverse task (8 queries)": "反转任务（8 个查询）",
-    "reverse task, no positions": "反转任务，无位置编码",
-    "position in the sentence (cell text = word, colour = weight of the query \"one\")":
-        "句子中的位置（格中文字 = 词，颜色 = 查询 “one” 给的权重）",
-    "sentence -> right answer": "句子 -> 正确答案",
-    "training step": "训练步数",
-    "cross-entropy loss": "交叉熵损失",
-    "accuracy (answer right)": "准确率（答案正确）",
-    "attention accuracy": "注意力准确率",
-    "key position": "键的位置",
-    "query position": "查询的位置",
-    "with PE, step {}": "有位置编码，第 {} 步",
-    "no PE, step {}": "无位置编码，第 {} 步",
-    "mean attention weight": "平均注意力权重",
-    "with positional encoding": "有位置编码",
-    "without": "无位置编码",
-    "accuracy (digit right)": "准确率（数字正确）",
-    "best position-blind": "不看位置时的最好水平",
-    "d_k = 512, one line per seed": "d_k = 512，每个生成器种子一条线",
-    "scaled, 1/sqrt(d_k)": "缩放，1/sqrt(d_k)",
-    "unscaled": "不缩放",
-    "seed": "生成器种子",
-    "loss": "损失",
-    "accuracy": "准确率",
-    "decay {}: attention accuracy": "衰减 {}：注意力准确率",
-    "animals not found": "未找到的动物",
-    "no decay: attention accuracy": "无衰减：注意力准确率",
-    "animals not found (no decay)": "未找到的动物（无衰减）",
-    "pig (mean weight {})": "pig（平均权重 {}）",
-    "owl (mean weight {})": "owl（平均权重 {}）",
-    "fox (mean weight {})": "fox（平均权重 {}）",
-    # transformer_block
-    "mean (The)": "均值（The）",
-    "std (The)": "标准差（The）",
-    "std (cat)": "标准差（cat）",
-    "std (sat)": "标准差（sat）",
-    "mean (cat)": "均值（cat）",
-    "mean (sat)": "均值（sat）",
-    "input x": "输入 x",
-    "post-norm output": "后归一化的输出",
-    "pre-norm output": "前归一化的输出",
-    "block l (1 = nearest the input)": "块 l（1 = 最靠近输入）",
-    "‖dLoss/dx_l‖ at the block's input": "块输入处的 ‖dLoss/dx_l‖",
-    "Gradient at each block, N = 12 blocks": "每个块处的梯度，N = 12 个块",
-    "post-norm": "后归一化",
-    "pre-norm": "前归一化",
-    "number of blocks N": "块数 N",
-    "‖dLoss/dW_2‖ of the last block": "最后一个块的 ‖dLoss/dW_2‖",
-    "Last block's weight gradient vs depth": "最后一个块的权重梯度与深度",
-    "blocks N": "块数 N",
-    "post-norm: ‖dL/dW_2‖ of block N": "后归一化：块 N 的 ‖dL/dW_2‖",
-    "pre-norm: ‖dL/dW_2‖ of block N": "前归一化：块 N 的 ‖dL/dW_2‖",
-    "pre-norm × √N": "前归一化 × √N",
-    "block l": "块 l",
-    "post-norm: ‖dL/dx_l‖": "后归一化：‖dL/dx_l‖",
-    "pre-norm: ‖dL/dx_l‖": "前归一化：‖dL/dx_l‖",
-    "post-norm: RMS of x_l": "后归一化：x_l 的 RMS",
-    "pre-norm: RMS of x_l": "前归一化：x_l 的 RMS",
-    # weighted_sum
-    "weight from query \"cat\"": "查询 “cat” 给的权重",
-    "future keys: masked, weight 0": "未来的键：被遮住，权重 0",
-    "our code (real row)": "本站代码（真实的行）",
-    "tutorial's claimed row": "教程声称的行",
-    "visible to cat?": "cat 看得见吗？",
-    "tutorial claims": "教程声称",
-    "our code": "本站代码",
-    "no (future)": "否（未来）",
-    "weight \"cat\" puts on itself (the rest goes to \"The\")": "“cat” 给自己的权重（其余给 “The”）",
-    "number of draws (of 1000)": "抽样次数（共 1000 次）",
-    "the draw used on this page": "本页用的那次抽样",
-    "feature (column of v)": "特征（v 的列）",
-    "v[The] (weight {})": "v[The]（权重 {}）",
-    "v[cat] (weight {})": "v[cat]（权重 {}）",
-    "output of \"cat\"": "“cat” 的输出",
-    # why_attention
-    "sequence length n (path from the first word to the last)": "序列长度 n（从第一个词到最后一个词的路径）",
-    "steps on the path (log scale)": "路径上的步数（对数坐标）",
-    "How many steps connect the first and the last word": "第一个词和最后一个词之间隔了多少步",
-    "RNN: recurrent steps, $n - 1$": "RNN：循环步数，$n - 1$",
-    "CNN, $k = 3$: layers, about $n / (k - 1)$": "CNN，$k = 3$：层数，约 $n / (k - 1)$",
-    "dilated CNN, $k = 3$: layers, about $\\log_k n$": "空洞 CNN，$k = 3$：层数，约 $\\log_k n$",
-    "self-attention: 1 layer": "自注意力：1 层",
-    "sequence length n": "序列长度 n",
-    "RNN: recurrent steps": "RNN：循环步数",
-    "CNN, k = 3: layers": "CNN，k = 3：层数",
-    "dilated CNN, k = 3: layers": "空洞 CNN，k = 3：层数",
-    "self-attention: layers": "自注意力：层数",
-    "distance T − t (positions between the early word and the last)": "距离 T − t（早先的词与最后一个词之间的位置数）",
-    "Jacobian norm (log scale)": "雅可比矩阵范数（对数坐标）",
-    "Gradient reaching an early word (L = {}, d = {}, {} draws)": "到达早先某个词的梯度（L = {}，d = {}，{} 次抽样）",
-    "tanh RNN, gain {}: $\\Vert\\partial h_T / \\partial x_t\\Vert$": "tanh RNN，增益 {}：$\\Vert\\partial h_T / \\partial x_t\\Vert$",
-    "one self-attention layer: $\\Vert\\partial o_T / \\partial x_t\\Vert$": "一个自注意力层：$\\Vert\\partial o_T / \\partial x_t\\Vert$",
-    "distance T − t": "距离 T − t",
-    "RNN, gain {}": "RNN，增益 {}",
-    # sliding_window
-    "sliding window, window = {}": "滑动窗口，窗口 = {}",
-    "inputs that change the last output": "能改变最后一个输出的输入数",
-    "farthest input back": "最远能回溯到的输入",
-    "layers x (window - 1)": "层数 × (窗口 − 1)",
-    "after {} layers": "经过 {} 层",
-    "input position j": "输入位置 j",
-    "output position i": "输出位置 i",
-    "Which inputs change an output (yellow), window = {}": "哪些输入会改变一个输出（黄色），窗口 = {}",
-    "prefill chunk": "预填充块大小",
-    "attend, then store: max error": "先注意、再存入：最大误差",
-    "store, then attend: max error": "先存入、再注意：最大误差",
-    "positions the bug gets wrong": "缺陷算错的位置数",
-    "configuration": "配置",
-    "window W": "窗口 W",
-    "cached positions, as built": "缓存的位置数（实际结构）",
-    "cached positions, all global": "缓存的位置数（全部为全局层）",
-    "ratio": "比值",
-    "as a fraction": "写成分数",
-    "Mistral 7B, 32k tokens": "Mistral 7B，32k 个词元",
-    "Gemma 2, 8192 tokens (local and global alternate)": "Gemma 2，8192 个词元（局部层与全局层交替）",
-    "toy cache above": "上面的玩具缓存",
-    # cross_attention
-    "source x": "源序列 x",
-    "source padding mask": "源序列填充掩码",
-    "encoder output `memory`": "编码器输出 `memory`",
-    "target x after its causal self-attention": "目标序列 x（经过它自己的因果自注意力之后）",
-    "q = x W_Q, split into heads": "q = x W_Q，拆分成多个头",
-    "k, v from the encoder output": "k、v 来自编码器输出",
-    "scores and weights": "分数与权重",
-    "heads merged, times W_O": "合并各头，再乘以 W_O",
-    "self-attention keys (h, t, d_head)": "自注意力的键 (h, t, d_head)",
-    "source keys (h, L_k, d_head)": "源序列的键 (h, L_k, d_head)",
-    "cross weights (h, 1, L_k)": "交叉注意力权重 (h, 1, L_k)",
-    # claims (the summary figure's axis; its topics and verdicts are translated with the claims inventory)
-    "number of claims": "论断数量",
-    # induction heads
-    "parameter": "参数",
-    "pos": "位置",
-    "unembed": "反嵌入",
-    "{} layers": "{} 层",
-    "{} layer": "{} 层",
-    "{} layers, layer {} head {} off": "{} 层，关闭第 {} 层的头 {}",
-    "loss on repeats": "重复部分的损失",
-    "loss on the rest": "其余部分的损失",
-    "repeat accuracy": "重复部分的准确率",
-    "previous-token score (layer {})": "前一词元分数（第 {} 层）",
-    "induction score (last layer)": "归纳分数（最后一层）",
-    "{} layers, fixed period": "{} 层，固定周期",
-    "{} layers, fixed period, on its own period": "{} 层，固定周期，在它自己的周期上",
-    "switched off": "关闭的头",
-    "previous-token score": "前一词元分数",
-    "induction score": "归纳分数",
-    "nothing": "不关闭",
-    "layer {}, head {}": "第 {} 层，头 {}",
-    "layer {}, both heads": "第 {} 层，两个头",
-    "layer {}, head {}: previous-token": "第 {} 层，头 {}：前一词元",
-    "layer {}, head {}: induction": "第 {} 层，头 {}：归纳",
-    "score (mean attention weight)": "分数（平均注意力权重）",
-    "loss on repeated tokens": "重复词元上的损失",
-    "before, step {}: layer {}, head {}": "跳变前，第 {} 步：第 {} 层，头 {}",
-    "during, step {}: layer {}, head {}": "跳变中，第 {} 步：第 {} 层，头 {}",
-    "after, step {}: layer {}, head {}": "跳变后，第 {} 步：第 {} 层，头 {}",
-}
+SNIPPETS = Path(__file__).resolve().parents[1]
+SHARED = Path(__file__).with_suffix(".toml")  # snippets/lib/zh.toml
+CATALOG = "zh.toml"  # a chapter's catalog, in its snippet folder
 
 # Words that stay as written in Chinese technical text: library, model and function names.
 KEEP = {"softmax", "NumPy", "Transformer", "GPT", "BERT", "RNN", "CNN", "tanh", "LayerNorm", "NaN", "nan", "inf",
@@ -721,17 +45,6 @@ LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]*)\)\Z")  # a Markdown link: only its t
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
-class MissingTranslation(KeyError):
-    """English text that has no entry in ``CHINESE``; ``texts`` lists every such text found."""
-
-    def __init__(self, texts):
-        self.texts = list(texts)
-        super().__init__(self.texts)
-
-    def __str__(self):
-        return "no Chinese in snippets/lib/zh.py (CHINESE) for " + ", ".join(repr(t) for t in self.texts)
-
-
 def english_words(text):
     """The words of ``text`` a Chinese reader should not see in English (identifiers, kept names and tokens are
     not among them)."""
@@ -743,54 +56,84 @@ def english_words(text):
 def _with_numbers(template, numbers):
     parts = template.split("{}")
     if len(parts) != len(numbers) + 1:
-        raise ValueError(f"the Chinese {template!r} has {len(parts) - 1} places for numbers, the English {len(numbers)}")
+        raise ValueError(f"the Chinese {template!r} has {len(parts) - 1} places for numbers, "
+                         f"the English {len(numbers)}")
     return "".join(part + number for part, number in zip(parts, [*numbers, ""]))
 
 
-def translate(text):
-    """The Chinese of ``text``; ``MissingTranslation`` if it needs one and ``CHINESE`` has none."""
-    if text in CHINESE:
-        return CHINESE[text]
-    if "\n" in text:  # a label of several lines: each line on its own
-        return "\n".join(translate(line) for line in text.split("\n"))
-    link = LINK.match(text)
-    if link:
-        return f"[{translate(link.group(1))}]({link.group(2)})"
-    numbers = NUMBER.findall(text)
-    template = NUMBER.sub("{}", text)
-    if numbers and template in CHINESE:
-        return _with_numbers(CHINESE[template], numbers)
-    if not english_words(text):
-        return text
-    raise MissingTranslation([text])
+def _shown(path):
+    """A catalog's path as the fix names it: relative to the repository."""
+    return path.relative_to(SNIPPETS.parent).as_posix()
 
 
-def translate_all(texts):
-    """[Chinese of each text]; ``MissingTranslation`` lists every text that has none (not only the first)."""
-    translated, missing = [], []
-    for text in texts:
-        try:
-            translated.append(translate(text))
-        except MissingTranslation as error:
-            missing += error.texts
-    if missing:
-        raise MissingTranslation(dict.fromkeys(missing))
-    return translated
+def read_catalog(path):
+    """{English: Chinese} of one catalog ({} if it does not exist); ValueError naming the file for a bad entry."""
+    if not path.exists():
+        return {}
+    try:
+        entries = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{_shown(path)} is not valid TOML: {error}") from None
+    bad = [english for english, chinese in entries.items() if not isinstance(chinese, str)]
+    if bad:
+        raise ValueError(f"{_shown(path)}: {', '.join(map(repr, bad))} must each be one line \"English\" = \"中文\" "
+                         "(quote the English: a dot outside quotes starts a table)")
+    return entries
 
 
-# ------------------------------------------------------------------ claims (zh-claims): the verdicts figure
-# The claims tables carry their own Chinese (lib.claims_inventory); these are the bar chart's words that the
-# table above does not have.
-CHINESE.update({
-    "Why attention, and the paper": "为什么需要注意力，以及原论文",
-    "Scaling and softmax": "缩放与 softmax",
-    "Positions and order": "位置与顺序",
-    "Shapes and heads": "形状与头",
-    "The seeds' code and its output": "种子教程的代码及其输出",
-    "Debugging advice": "调试建议",
-    "Cost and the big picture": "代价与全局",
-    "holds": "成立",
-    "holds only when ...": "仅当……时成立",
-    "does not hold": "不成立",
-    "cannot be checked here": "此处无法核查",
-})
+class MissingTranslation(KeyError):
+    """English text that has no entry in the catalogs; ``texts`` lists every such text found, ``fix`` says where
+    their entries go."""
+
+    def __init__(self, texts, fix):
+        self.texts, self.fix = list(texts), fix
+        super().__init__(self.texts)
+
+    def __str__(self):
+        return f"no Chinese for {', '.join(repr(t) for t in self.texts)}: {self.fix}"
+
+
+class Translations:
+    """The Chinese of one chapter's text: its catalog (``snippets/<chapter>/zh.toml``) and the shared one."""
+
+    Missing = MissingTranslation  # what translate raises, for a caller that holds only a Translations
+
+    def __init__(self, chapter):
+        self.catalog = SNIPPETS / chapter / CATALOG
+        shared, own = read_catalog(SHARED), read_catalog(self.catalog)
+        twice = [english for english in own if english in shared]
+        if twice:
+            raise ValueError(f"{_shown(self.catalog)} repeats {', '.join(map(repr, twice))} of {_shown(SHARED)}: "
+                             "keep each text in one catalog")
+        self.chinese = shared | own
+        self.fix = (f'add "English" = "中文" to {_shown(self.catalog)} '
+                    f"(or to {_shown(SHARED)} if other chapters show the text too)")
+
+    def translate(self, text):
+        """The Chinese of ``text``; ``MissingTranslation`` if it needs one and the catalogs have none."""
+        if text in self.chinese:
+            return self.chinese[text]
+        if "\n" in text:  # a label of several lines: each line on its own
+            return "\n".join(self.translate(line) for line in text.split("\n"))
+        link = LINK.match(text)
+        if link:
+            return f"[{self.translate(link.group(1))}]({link.group(2)})"
+        numbers = NUMBER.findall(text)
+        template = NUMBER.sub("{}", text)
+        if numbers and template in self.chinese:
+            return _with_numbers(self.chinese[template], numbers)
+        if not english_words(text):
+            return text
+        raise MissingTranslation([text], self.fix)
+
+    def translate_all(self, texts):
+        """[Chinese of each text]; ``MissingTranslation`` lists every text that has none (not only the first)."""
+        translated, missing = [], []
+        for text in texts:
+            try:
+                translated.append(self.translate(text))
+            except MissingTranslation as error:
+                missing += error.texts
+        if missing:
+            raise MissingTranslation(dict.fromkeys(missing), self.fix)
+        return translated

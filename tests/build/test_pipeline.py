@@ -40,7 +40,7 @@ value("top", weights.max(), "{:.3f}")
 table("small", ["name", "x"], [["a", 1.5], ["b", 2.25]], zh=(["名称", "x"], [["a", 1.5], ["b", 2.25]]))
 fig, ax = plt.subplots(num="bars")
 ax.bar(range(3), weights)
-ax.set_xlabel("key (attended to)")  # an entry of lib.zh: the Chinese twin is drawn with Noto Sans SC
+ax.set_xlabel("key (attended to)")  # an entry of the shared catalog: the Chinese twin is drawn with Noto Sans SC
 plt.show()
 '''
 
@@ -55,7 +55,7 @@ def project(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "chapter.md").write_text("# A chapter\n")
     (tmp_path / "snippets" / "chapter").mkdir()
-    for module in ("__init__.py", "attention.py", "publish.py", "plotting.py", "zh.py"):
+    for module in ("__init__.py", "attention.py", "publish.py", "plotting.py", "zh.py", "zh.toml"):
         (tmp_path / "snippets" / "lib" / module).write_text((REPO / "snippets" / "lib" / module).read_text())
     (tmp_path / "snippets" / "chapter" / "alpha.py").write_text(ALPHA)
     (tmp_path / "snippets" / "chapter" / "beta.py").write_text(BETA)
@@ -167,9 +167,9 @@ def test_check_names_the_stale_snippet_and_the_fix(project, capsys):
     assert "stale: chapter/alpha (snippets/chapter/alpha.py)" in err and "stale: chapter/beta (snippets/chapter/beta.py)" in err
 
 
-@pytest.mark.claim("The manifest covers the Chinese twins: check catches a hand-edited Chinese figure or table, and a "
-                   "translation edit makes every snippet stale",
-                   zh="清单涵盖中文对应版本：检查能发现手工改动过的中文图表，而修改译文会使所有代码片段过期")
+@pytest.mark.claim("The manifest covers the Chinese twins: check catches a hand-edited Chinese figure or table, and an "
+                   "edit of the shared translations makes every snippet stale",
+                   zh="清单涵盖中文对应版本：检查能发现手工改动过的中文图表，而修改共用译文会使所有代码片段过期")
 def test_check_covers_the_chinese_twins(project, capsys):
     build(project)
     alpha = project.generated / "chapter" / "alpha"
@@ -179,11 +179,11 @@ def test_check_covers_the_chinese_twins(project, capsys):
     assert check(project) == 1
     assert "chapter/alpha" in capsys.readouterr().err
     build(project, force=True)
-    zh = project.snippets / "lib" / "zh.py"
-    zh.write_text(zh.read_text() + "\n# a new entry changes every snippet's key\n")
+    shared = project.snippets / "lib" / "zh.toml"
+    shared.write_text(shared.read_text() + '"a new entry" = "新条目"  # changes every snippet\'s key\n')
     assert check(project) == 1
     err = capsys.readouterr().err
-    assert "stale: chapter/alpha" in err and "stale: chapter/beta" in err  # beta draws nothing, but is keyed on lib.zh
+    assert "stale: chapter/alpha" in err and "stale: chapter/beta" in err  # beta draws nothing, but is keyed on it
 
 
 def test_check_catches_hand_edited_and_orphaned_outputs(project, capsys):
@@ -311,7 +311,7 @@ def test_two_full_rebuilds_are_byte_identical(project):
     assert snapshot(project) == first
 
 
-UNTRANSLATED = '''"""Untranslated: a figure and a table with English that lib.zh has no Chinese for."""
+UNTRANSLATED = '''"""Untranslated: a figure and a table with English that no catalog has Chinese for."""
 import sys
 from pathlib import Path
 
@@ -328,8 +328,9 @@ plt.show()
 
 
 @pytest.mark.claim(
-    "Text with no Chinese fails the build naming the snippet, each figure or table and each English text",
-    zh="没有中文译文的文本会使构建失败，并指出代码片段、每个图或表以及每段英文文本",
+    "Text with no Chinese fails the build naming the snippet, each figure or table, each English text and the "
+    "catalog to add it to",
+    zh="没有中文译文的文本会使构建失败，并指出代码片段、每个图或表、每段英文文本以及应写入译文的文件",
 )
 def test_a_missing_translation_fails_naming_snippet_figure_table_and_text(project, capsys):
     (project.snippets / "chapter" / "untranslated.py").write_text(UNTRANSLATED)
@@ -339,6 +340,7 @@ def test_a_missing_translation_fails_naming_snippet_figure_table_and_text(projec
     assert "figure 'lonely': 'some tick', 'A title nobody translated, 3 times'" in err
     assert "table 'sizes': 'width of nothing', 'every word here'" in err
     assert "'key (attended to)'" not in err and "'cat'" not in err  # translated, and a token of the running example
+    assert 'add "English" = "中文" to snippets/chapter/zh.toml' in err
     assert not (project.generated / "chapter" / "untranslated").exists(), "no outputs with English in place of Chinese"
 
 
@@ -366,8 +368,8 @@ def test_a_table_column_without_a_title_fails_naming_the_table_and_the_column():
 
 
 def test_a_chinese_figure_that_draws_a_box_fails_naming_the_character(project, capsys):
-    zh = project.snippets / "lib" / "zh.py"
-    zh.write_text(zh.read_text() + '\nCHINESE["a rare word"] = "\\U0002a6a5"  # CJK Extension B: not in Noto Sans SC\n')
+    catalog = project.snippets / "chapter" / "zh.toml"
+    catalog.write_text('"a rare word" = "\\U0002a6a5"  # CJK Extension B: not in Noto Sans SC\n')
     (project.snippets / "chapter" / "boxed.py").write_text(BOXED)
     assert build(project, ["chapter/boxed"]) == 1
     err = capsys.readouterr().err
@@ -415,14 +417,16 @@ def test_chinese_twins_come_from_the_same_run(project):
 def test_lib_zh_leaves_the_examples_tokens_numbers_math_and_identifiers_alone():
     from lib import running_example, tiny_model, zh
 
+    softmax = zh.Translations("softmax")
     tokens = {*running_example.tokenize(running_example.SENTENCE), *tiny_model.REFERENCE_VOCAB, "Dogs", "ran", "chase"}
-    assert [t for t in tokens if zh.translate(t) != t] == []
+    assert [t for t in tokens if softmax.translate(t) != t] == []
     for text in ("0.665", "−1.5e-05", "$\\sqrt{d_k}$", "`np.tril`", "d_k = 8", "W_q, W_k", "softmax(x)", "The cat sat."):
-        assert zh.translate(text) == text
-    assert zh.translate("head 3") == "头 3" and zh.translate("[Masks](masks.md)") == "[掩码](masks.md)"
-    assert zh.translate("key 1\nscore 860") == "键 1\n分数 860"
+        assert softmax.translate(text) == text
+    assert zh.Translations("multi_head").translate("head 3") == "头 3"
+    assert softmax.translate("[Masks](masks.md)") == "[掩码](masks.md)"
+    assert softmax.translate("key 1\nscore 860") == "键 1\n分数 860"
     with pytest.raises(zh.MissingTranslation, match="'an untranslated label'"):
-        zh.translate("an untranslated label")
+        softmax.translate("an untranslated label")
 
 
 @pytest.mark.claim("A Chinese page shows the Chinese twins of its tables and figures and the Chinese of text values; "

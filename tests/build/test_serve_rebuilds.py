@@ -36,6 +36,7 @@ def test_only_edits_to_english_pages_leave_the_chinese_edition_alone():
 def test_snippets_rerun_only_when_one_changed():
     assert serve_rebuilds.snippets_changed({"docs/softmax.md", "snippets/softmax/definition.py"})
     assert serve_rebuilds.snippets_changed({"snippets/lib/attention.py"})
+    assert serve_rebuilds.snippets_changed({"snippets/softmax/zh.toml"})  # a catalog: the pipeline reruns its chapter
     assert not serve_rebuilds.snippets_changed({"docs/softmax.md", "docs/generated/softmax/definition/stdout.txt"})
 
 
