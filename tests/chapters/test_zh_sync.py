@@ -176,3 +176,17 @@ def test_the_latin_words_list_names_each_word_once():
     groups = tomllib.loads((REPO / "snippets/lib/latin_in_chinese.toml").read_text(encoding="utf-8"))["words"]
     words = [word for group in groups.values() for word in group]
     assert len(words) == len(set(words)) == len(LATIN_IN_CHINESE), sorted(w for w in words if words.count(w) > 1)
+
+
+def test_the_chinese_edition_names_its_palette_switch_and_permalinks_in_chinese():
+    """Material's own words follow ``theme.language``; the words the configuration gives it are mkdocs.zh.yml's."""
+    from mkdocs.config import load_config
+
+    english, chinese = (load_config(str(REPO / name)) for name in ("mkdocs.yml", "mkdocs.zh.yml"))
+    assert chinese.theme["language"] == "zh"
+    names = [scheme["toggle"].pop("name") for scheme in chinese.theme["palette"]]
+    assert all(re.search("[\u4e00-\u9fff]", name) for name in names), names
+    assert chinese.theme["palette"] == [{**s, "toggle": {k: v for k, v in s["toggle"].items() if k != "name"}}
+                                        for s in english.theme["palette"]], "the palettes differ beyond their names"
+    assert re.search("[\u4e00-\u9fff]", chinese.mdx_configs["toc"].get("permalink_title", "")), chinese.mdx_configs
+    assert chinese.markdown_extensions == english.markdown_extensions
