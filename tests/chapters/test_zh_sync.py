@@ -131,7 +131,8 @@ def generated_chinese(kind):
     elif kind == "claim markers":  # the ledger's claims, @pytest.mark.claim(zh=...)
         yield from ((test_id, claim_zh) for _, claim_zh, test_id, _ in claim_markers(REPO / "tests") if claim_zh)
     elif kind == "interface words":  # the ledger's, footers', notebooks', benchmarks' and explorables' words
-        yield from (("scripts/words/zh.toml", text) for text in _strings(tomllib.loads((WORDS / "zh.toml").read_text(encoding="utf-8"))))
+        chinese = tomllib.loads((WORDS / "zh.toml").read_text(encoding="utf-8"))
+        yield from (("scripts/words/zh.toml", text) for text in _strings(chinese))
     elif kind == "benchmarks":
         yield "docs/measured/bench.zh.md", (REPO / "docs/measured/bench.zh.md").read_text(encoding="utf-8")
 
@@ -164,7 +165,8 @@ def test_generated_chinese_text_uses_the_glossary_terms(kind):
     assert texts, f"found no Chinese {kind}: the check would pass on anything"
     found = avoided_terms(texts)
     assert not found, f"Chinese {kind} use terms the glossary forbids:\n" + "\n".join(
-        f"{where}: {alternative!r} (the glossary says {wanted!r}) in {text!r}" for where, text, alternative, wanted in found)
+        f"{where}: {alternative!r} (the glossary says {wanted!r}) in {text!r}"
+        for where, text, alternative, wanted in found)
 
 
 def test_the_glossary_check_finds_a_forbidden_term_in_generated_text():

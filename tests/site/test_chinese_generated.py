@@ -35,7 +35,8 @@ def english_words(text):
     found = []
     for match in WORD.finditer(text):
         word, before, after = match.group(), text[match.start() - 1 : match.start()], text[match.end() : match.end() + 1]
-        if len(word) < 2 or re.search(r"[0-9_]", word) or word in LATIN_IN_CHINESE or word.lower() in TOKENS:
+        allowed = word in LATIN_IN_CHINESE or word.lower() in TOKENS
+        if len(word) < 2 or re.search(r"[0-9_]", word) or allowed:
             continue
         if before in CODE_NEIGHBOUR or after in CODE_NEIGHBOUR:
             continue
