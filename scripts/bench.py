@@ -37,6 +37,7 @@ import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_info  # noqa: E402
 
 from scripts.pipeline.project import REPO, Project  # noqa: E402
+from scripts.words import words  # noqa: E402
 
 sys.path.insert(0, str(Project().snippets))
 
@@ -160,47 +161,25 @@ def machine():
     return info
 
 
-# The words of bench.md and bench.zh.md; the numbers in both come from the same bench.json.
-WORDS = {
-    "en": {
-        "unknown_blas": "unknown BLAS",
-        "threads": {None: "its default number of threads", "1": "1 thread", "n": "{n} threads"},
-        "machine": "Measured on **{date}** ({time} UTC) on **{cpu}**, {usable} usable of {logical} logical CPUs, "
-                   "{platform}; Python {python}, NumPy {numpy}, BLAS {blas} on {threads}. Load average (1 min) "
-                   "{load_start} at the start, {load_end} at the end. Each time is the median of {repeats} repeats.",
-        "tiling_header": ["L (d = {d})", "naive (ms)", "tiled, tile {t} (ms)", "tile {t} / naive"],
-        "mha_header": ["L (d_model = {d_model}, {n_heads} heads)", "multi_head_attention (ms)",
-                       "its six matrix products alone (ms)", "all / products"],
-    },
-    "zh": {
-        "unknown_blas": "未知",
-        "threads": {None: "使用默认线程数", "1": "1 个线程", "n": "{n} 个线程"},
-        "machine": "于 **{date}**（UTC {time}）在 **{cpu}** 上测得，{logical} 个逻辑 CPU 中可用 {usable} 个，{platform}；"
-                   "Python {python}，NumPy {numpy}，BLAS {blas}，{threads}。平均负载（1 分钟）开始时为 {load_start}，"
-                   "结束时为 {load_end}。每个时间都是 {repeats} 次重复的中位数。",
-        "tiling_header": ["L（d = {d}）", "朴素实现（毫秒）", "分块，块大小 {t}（毫秒）", "块大小 {t} / 朴素实现"],
-        "mha_header": ["L（d_model = {d_model}，{n_heads} 个头）", "multi_head_attention（毫秒）",
-                       "只算其中的六个矩阵乘积（毫秒）", "全部 / 乘积"],
-    },
-}
 MARKDOWN = {"en": "bench.md", "zh": "bench.zh.md"}
 
 
 def blas_text(info, language="en"):
     blas = info["blas"]
-    return " ".join(str(blas[key]) for key in ("name", "version") if key in blas) or WORDS[language]["unknown_blas"]
+    named = " ".join(str(blas[key]) for key in ("name", "version") if key in blas)
+    return named or words(language, "bench")["unknown_blas"]
 
 
 def threads_text(info, language="en"):
     value = info["thread_env"].get("OPENBLAS_NUM_THREADS") or info["thread_env"].get("OMP_NUM_THREADS")
-    threads = WORDS[language]["threads"]
-    return threads[value] if value in (None, "1") else threads["n"].format(n=value)
+    threads = words(language, "bench")["threads"]
+    return threads["default"] if value is None else threads["one"] if value == "1" else threads["n"].format(n=value)
 
 
 def machine_line(result, language="en"):
     """Where, when and how the timings were measured, in ``language``."""
     info, when = result["machine"], result["date"]
-    return WORDS[language]["machine"].format(
+    return words(language, "bench")["machine"].format(
         date=when[:10], time=when[11:16], cpu=info["cpu"], usable=info["usable_cpus"], logical=info["logical_cpus"],
         platform=info["platform"], python=info["python"], numpy=info["numpy"], blas=blas_text(info, language),
         threads=threads_text(info, language), load_start=info["load_average_start"][0],
@@ -209,10 +188,10 @@ def machine_line(result, language="en"):
 
 def markdown(result, language="en"):
     """bench.md (or, for "zh", bench.zh.md): three sections the Benchmarks page includes one by one."""
-    words = WORDS[language]
+    headers = words(language, "bench")
     tiles = result["settings"]["tiling"]["tiles"]
-    naive_column, tiled_column, ratio_column = words["tiling_header"][1:]
-    tiling_header = [words["tiling_header"][0].format(d=result["settings"]["tiling"]["d"]), naive_column,
+    naive_column, tiled_column, ratio_column = headers["tiling_header"][1:]
+    tiling_header = [headers["tiling_header"][0].format(d=result["settings"]["tiling"]["d"]), naive_column,
                      *(tiled_column.format(t=t) for t in tiles), *(ratio_column.format(t=t) for t in tiles)]
     lines = [
         "<!-- Written by `python -m scripts.bench` (make bench). Measured, not verified by the build. -->",
@@ -228,7 +207,7 @@ def markdown(result, language="en"):
         times = " | ".join(f"{t['seconds'] * 1e3:.3g}" for t in row["tiled"])
         ratios = " | ".join(f"**{t['ratio_to_naive']:.2f}**" for t in row["tiled"])
         lines.append(f"| {row['L']} | {row['naive_s'] * 1e3:.3g} | {times} | {ratios} |")
-    mha_header = [words["mha_header"][0].format(**result["settings"]["mha"]), *words["mha_header"][1:]]
+    mha_header = [headers["mha_header"][0].format(**result["settings"]["mha"]), *headers["mha_header"][1:]]
     lines += [
         "<!-- --8<-- [end:tiling] -->",
         "",

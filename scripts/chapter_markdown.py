@@ -7,7 +7,10 @@ produced in snippets/chapter/what.py. A reference to a missing snippet or value 
 --strict`` fails on it.
 """
 
+import html
+import json
 import logging
+import re
 
 from scripts import provenance
 from scripts.chapter_list import CHAPTER_LIST, chapter_list, titled_links
@@ -16,29 +19,11 @@ from scripts.pipeline.published import figure_file, table, values
 from scripts.pipeline.references import (chapter_folder, read_page, substitute_figures, substitute_tables,
                                          substitute_values)
 from scripts.pipeline.tables import markdown_table
+from scripts.words import words
 
 log = logging.getLogger("mkdocs.hooks.values")
 LEDGER_CLAIMS, LEDGER_VALUES = "<!-- ledger:claims -->", "<!-- ledger:values -->"
-NOTEBOOK_BOX = {
-    "en": """
-
-!!! example "Run this chapter yourself"
-    Every snippet of this chapter, in reading order, is also a notebook:
-    [the notebook with its outputs](notebooks/{stem}.ipynb) ·
-    <a href="../notebooks/{stem}/{stem}.ipynb" download>download .ipynb</a> ·
-    <a href="../notebooks/{stem}/{stem}.py" download>download .py</a>.
-    Or run any snippet alone: `python snippets/{folder}/<name>.py`.
-""",
-    "zh": """
-
-!!! example "自己运行本章"
-    本章的每个代码片段按阅读顺序组成一个笔记本：
-    [带输出的笔记本](notebooks/{stem}.ipynb) ·
-    <a href="../notebooks/{stem}/{stem}.ipynb" download>下载 .ipynb</a> ·
-    <a href="../notebooks/{stem}/{stem}.py" download>下载 .py</a>。
-    也可以单独运行任何一个代码片段：`python snippets/{folder}/<name>.py`。
-""",
-}
+EXPLORABLE = re.compile(r'(<div class="explorable" data-explorable="([\w-]+)")')
 
 
 def inline_values(markdown, project, page_name, language="en"):
@@ -91,9 +76,26 @@ def out_of_search(block):
     return f'<div markdown="1" data-search-exclude>\n\n{block}\n\n</div>'
 
 
+def explorable_words(markdown, src_path, language):
+    """Each explorable element with its labels in the page's language (``explorables.<name>`` of
+    scripts/words/<language>.toml) as JSON in ``data-words``, which its module reads; a warning for an explorable
+    that has none."""
+    labels = words(language, "explorables")
+
+    def with_words(match):
+        name = match.group(2)
+        if name not in labels:
+            log.warning(f"{src_path}: the explorable {name!r} has no labels: add [explorables.{name}] to "
+                        f"scripts/words/{language}.toml")
+            return match.group(0)
+        return f'{match.group(1)} data-words="{html.escape(json.dumps(labels[name], ensure_ascii=False))}"'
+
+    return EXPLORABLE.sub(with_words, markdown)
+
+
 def notebook_box(uses, stem, language):
     """The chapter's links to its generated notebook, for chapters that include snippets (``uses``: read_page)."""
-    return NOTEBOOK_BOX[language].format(stem=stem, folder=chapter_folder(stem)) if uses.code else ""
+    return words(language, "notebook")["box"].format(stem=stem, folder=chapter_folder(stem)) if uses.code else ""
 
 
 def chapter(markdown, project, src_path, depth, language, repo_blob, nav, docs_dir):
@@ -106,6 +108,7 @@ def chapter(markdown, project, src_path, depth, language, repo_blob, nav, docs_d
     markdown = expand_tables(markdown, project, src_path, language)  # a table may quote values: {{ chapter.what.value }}
     markdown = inline_values(markdown, project, src_path, language) + notebook_box(uses, stem, language)
     markdown = titled_links(markdown.replace(CHAPTER_LIST, chapter_list(nav, docs_dir, language)), docs_dir)
+    markdown = explorable_words(markdown, src_path, language)
     if language == "zh":
         markdown = chinese_figures(markdown, project, src_path)
     if snippets:

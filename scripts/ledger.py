@@ -15,9 +15,9 @@ Each claim names the test that backs it (``tests/<file>.py::<function>``) so a r
 line. Both lists are grouped (claims by test file, values by chapter) into collapsed blocks; a group with a
 failure opens by itself.
 
-Both editions render the same lists with the same counts, each in its language (``WORDS``). A claim shows its
-marker's ``zh="..."`` text on the Chinese page (``@pytest.mark.claim("...", zh="...")``); a claim whose marker has
-none is shown as written, and the Chinese page says how many those are.
+Both editions render the same lists with the same counts, each in its language (``scripts/words/<language>.toml``).
+A claim shows its marker's ``zh="..."`` text on the Chinese page (``@pytest.mark.claim("...", zh="...")``); a claim
+whose marker has none is shown as written, and the Chinese page says how many those are.
 """
 
 import ast
@@ -36,82 +36,14 @@ from scripts.pipeline.keys import builder_version, library_versions
 from scripts.pipeline.published import values
 from scripts.pipeline.references import read_page
 from scripts.pipeline.store import write_atomic
+from scripts.words import plural, words as words_in
 
 RESULTS = ".cache/test-results.json"  # the last complete run; only tests/conftest.py writes it
 PARTIAL = ".cache/test-results-partial.json"  # the run in progress, or the last run that was not complete
 FRESHNESS = ".cache/ledger-freshness.json"  # each snippet's status, with the fingerprint of what it was computed from
 REQUIRE = "LEDGER_REQUIRE_STATUSES"  # set by `make publish`: a ledger without statuses is a build warning
 log = logging.getLogger("mkdocs.ledger")
-STATUS = {"passed": "✅ verified", "failed": "❌ failed", "skipped": "⏭ skipped", None: "❔ no outcome recorded"}
-# What the ledger says, in each edition's language; every count and commit is filled in from the same data.
-WORDS = {
-    "en": {
-        "status": STATUS,
-        "count": lambda count, label: f"{count} {label}",
-        "list": ", ",
-        "no_git": "This page was not built from a git checkout, so no test run can be tied to it and no claim shows a "
-                  "status.",
-        "no_run": "No complete test run is recorded where this page was built, so the claims show no status; "
-                  "`make test` runs the whole suite and records one.",
-        "other_commit": "The statuses are missing: the last complete test run was of commit `{run}`, and its "
-                        "outcomes do not belong to this page's commit `{commit}`.",
-        "run_dirty": "The statuses are missing: the last complete test run of commit `{commit}` ran with "
-                     "uncommitted changes, so its outcomes belong to no commit.",
-        "page_dirty": "The statuses are missing: this page was built from commit `{commit}` with uncommitted "
-                      "changes, which its test run did not see.",
-        "from_run": "Statuses from the complete test run of commit `{commit}`, started {started}",
-        "tallied": "{sentence}: {tally}",
-        "claims_head": lambda claims, files, sentence: f"{claims} claims in {files} test files. {sentence.rstrip('.')}.",
-        "file_title": lambda test_file, count: f"{test_file}: {_plural(count, 'claim')}",
-        "all_verified": ", all verified",
-        "title_tally": ", {tally}",
-        "backed_by": "{claim} — backed by {test}",
-        "missing": "❌ missing ",
-        "fresh": "✅ matches its sources",
-        "stale": "❌ stale (`make outputs` reruns it)",
-        "snippet_item": "`snippets/{snippet}.py` {status}",
-        "shown": ": {shown}",
-        "chapter_title": lambda heading, page, values, snippets: f"{heading} ({page}): {_plural(values, 'value')} "
-                                                                 f"from {_plural(snippets, 'snippet')}",
-        "with_problems": ", {bad} with a problem",
-        "all_match": ", all match their sources",
-        "open_chapter": "[Open the chapter]({page})",
-        "problems": lambda count: f"{_plural(count, 'snippet')} with a problem",
-        "no_problem": "every one matches its snippet's sources",
-        "values_head": lambda quotes, pages, verdict: f"{quotes} quoted values on {pages} pages; {verdict}.",
-    },
-    "zh": {
-        "status": {"passed": "✅ 已验证", "failed": "❌ 失败", "skipped": "⏭ 已跳过", None: "❔ 未记录结果"},
-        "count": lambda count, label: f"{count} 个{label}",
-        "list": "，",
-        "no_git": "本页不是从 git 检出构建的，因此任何一次测试运行都无法与它对应，所有论断都不显示状态。",
-        "no_run": "构建本页的地方没有记录完整的测试运行，因此论断不显示状态；`make test` 会运行整个测试套件并记录一次。",
-        "other_commit": "状态缺失：最近一次完整的测试运行针对的是提交 `{run}`，它的结果不属于本页的提交 `{commit}`。",
-        "run_dirty": "状态缺失：提交 `{commit}` 最近一次完整的测试运行带有未提交的改动，因此它的结果不属于任何提交。",
-        "page_dirty": "状态缺失：本页构建自提交 `{commit}`，但带有未提交的改动，它的测试运行没有见过这些改动。",
-        "from_run": "状态来自提交 `{commit}` 的完整测试运行，开始于 {started}",
-        "tallied": "{sentence}：{tally}",
-        "claims_head": lambda claims, files, sentence: f"{claims} 条论断，分布在 {files} 个测试文件中。"
-                                                       f"{sentence.rstrip('。')}。",
-        "file_title": lambda test_file, count: f"{test_file}：{count} 条论断",
-        "all_verified": "，全部已验证",
-        "title_tally": "，{tally}",
-        "backed_by": "{claim}——由 {test} 支撑",
-        "missing": "❌ 缺少 ",
-        "fresh": "✅ 与源码一致",
-        "stale": "❌ 已过期（`make outputs` 会重新运行它）",
-        "snippet_item": "`snippets/{snippet}.py` {status}",
-        "shown": "：{shown}",
-        "chapter_title": lambda heading, page, values, snippets: f"{heading}（{page}）：来自 {snippets} 个代码片段的 "
-                                                                 f"{values} 个值",
-        "with_problems": "，{bad} 个有问题",
-        "all_match": "，全部与源码一致",
-        "open_chapter": "[打开本章]({page})",
-        "problems": lambda count: f"{count} 个代码片段有问题",
-        "no_problem": "每一个都与其代码片段的源码一致",
-        "values_head": lambda quotes, pages, verdict: f"{pages} 个页面共引用 {quotes} 个值；{verdict}。",
-    },
-}
+STATUSES = ("passed", "failed", "skipped", None)  # in the order a tally lists them
 DOCS = {"en": "docs", "zh": "docs-zh"}  # where each edition's pages are, for the chapter titles
 
 
@@ -179,7 +111,7 @@ def trusted_outcomes(root, language="en"):
     """(outcomes, sentence): the outcomes of the complete test run of the commit checked out at ``root`` and a
     sentence in ``language`` that says where they come from; or (None, a sentence that says why no status can be
     shown)."""
-    words = WORDS[language]
+    words = words_in(language, "ledger")
     commit, clean = working_tree(root)
     path = root / RESULTS
     run = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
@@ -218,16 +150,17 @@ def _group(marker, title, lines):
     return [f'{marker} "{title}"', "", *(f"    - {line}" for line in lines), ""]
 
 
-def _plural(count, noun):
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def _tally(statuses, language="en"):
     """'3 verified, 1 failed' (in ``language``) for a list of statuses."""
-    words = WORDS[language]
+    words = words_in(language, "ledger")
     counts = Counter(statuses)
-    labels = {s: text.split(" ", 1)[1] for s, text in words["status"].items()}
-    return words["list"].join(words["count"](counts[s], labels[s]) for s in STATUS if counts[s])
+    return words["list"].join(words["count"].format(count=counts[s], label=_status(words, s).split(" ", 1)[1])
+                              for s in STATUSES if counts[s])
+
+
+def _status(words, status):
+    """A status (passed, failed, skipped or None) as the ledger writes it: its mark and its name."""
+    return words["status"][status or "none"]
 
 
 def _test_link(test_id, line, repo_blob, commit):
@@ -252,7 +185,7 @@ def _claim_in(language, claim, claim_zh, test_id):
 def claims_table(project, repo_blob=None, language="en"):
     """The claims section of the ledger in ``language``: one sentence about the test run, then one block per test
     file, each claim followed by the test that backs it (linked to its source under ``repo_blob`` when given)."""
-    words = WORDS[language]
+    words = words_in(language, "ledger")
     outcomes, sentence = trusted_outcomes(project.root, language)
     if outcomes is None and os.environ.get(REQUIRE):
         log.warning(f"ledger: {sentence} ({REQUIRE} is set: a published ledger must show every claim's status)")
@@ -266,9 +199,10 @@ def claims_table(project, repo_blob=None, language="en"):
     if outcomes is not None:
         tally = _tally((status for rows in by_file.values() for *_, status in rows), language)
         sentence = words["tallied"].format(sentence=sentence, tally=tally)
-    lines = [words["claims_head"](len(claims), len(by_file), sentence), ""]
+    lines = [words["claims_head"].format(claims=len(claims), files=len(by_file), sentence=sentence.rstrip(".。")), ""]
     for test_file, rows in by_file.items():
-        title = words["file_title"](test_file.removeprefix("tests/"), len(rows))
+        claims_in_file = plural(words["claims"], len(rows))
+        title = words["file_title"].format(test_file=test_file.removeprefix("tests/"), claims=claims_in_file)
         items = [words["backed_by"].format(claim=_escape(claim), test=test) for claim, test, _ in rows]
         if outcomes is None:
             lines += _group("??? note", title, items)
@@ -279,8 +213,7 @@ def claims_table(project, repo_blob=None, language="en"):
         else:  # open: a failure, or a test that was skipped or has no outcome
             marker = "???+ warning" if set(statuses) <= {"passed", "skipped"} else "???+ failure"
             title += words["title_tally"].format(tally=_tally(statuses, language))
-        status_text = words["status"]
-        lines += _group(marker, title, [f"{status_text[status]}: {item}" for status, item in zip(statuses, items)])
+        lines += _group(marker, title, [f"{_status(words, status)}: {item}" for status, item in zip(statuses, items)])
     return "\n".join(lines) + "\n"
 
 
@@ -329,7 +262,7 @@ def _value_text(entry, language):
 def values_table(project, language="en"):
     """The quoted-values section of the ledger in ``language``: one block per chapter, one line per snippet it
     quotes from."""
-    words = WORDS[language]
+    words = words_in(language, "ledger")
     fresh = snippet_freshness(project)
     quotes = quoted_values(project)
     by_page = defaultdict(lambda: defaultdict(list))
@@ -355,9 +288,12 @@ def values_table(project, language="en"):
         count = sum(len(names) for names in snippets.values())
         page_text = (project.root / DOCS[language] / page).read_text(encoding="utf-8")
         heading = re.sub(r"\s*\{#[\w-]+\}$", "", chapter_title(page_text, page.removesuffix(".md")))  # no {#id}
-        title = words["chapter_title"](heading, page, count, len(snippets))
+        title = words["chapter_title"].format(heading=heading, page=page, values=plural(words["values"], count),
+                                             snippets=plural(words["snippets"], len(snippets)))
         title += words["with_problems"].format(bad=bad) if bad else words["all_match"]
         opened = words["open_chapter"].format(page=page)
         lines += _group("???+ failure" if bad else "??? success", title, [opened, *items])
-    verdict = words["problems"](problems) if problems else words["no_problem"]
-    return "\n".join([words["values_head"](len(quotes), len(by_page), verdict), "", *lines]) + "\n"
+    verdict = words["problems"].format(snippets=plural(words["snippets"], problems)) if problems \
+        else words["no_problem"]
+    head = words["values_head"].format(quotes=len(quotes), pages=len(by_page), verdict=verdict)
+    return "\n".join([head, "", *lines]) + "\n"

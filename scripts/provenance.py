@@ -15,6 +15,7 @@ from pathlib import Path
 
 from scripts.pipeline.project import git
 from scripts.pipeline.published import MANIFEST
+from scripts.words import words as words_in
 
 LIBRARIES = (("python", "Python"), ("numpy", "NumPy"), ("matplotlib", "matplotlib"))
 
@@ -41,31 +42,9 @@ def commit_of(root, paths):
     return commit, changed
 
 
-WORDS = {
-    "en": {
-        "untracked": "in a working tree that git has not recorded yet",
-        "at": "at commit <code>{commit}</code>",
-        "changed": " plus uncommitted changes",
-        "and": " and ",
-        "list": ", ",
-        "computed": "<p>The outputs on this page were computed {when}, with {stacks}.</p>",
-        "snippets": "<p>Snippets: {links}</p>",
-    },
-    "zh": {
-        "untracked": "于 git 尚未记录的工作区",
-        "at": "于提交 <code>{commit}</code>",
-        "changed": "（另有未提交的修改）",
-        "and": " 和 ",
-        "list": "、",
-        "computed": "<p>本页的输出{when}计算，使用 {stacks}。</p>",
-        "snippets": "<p>代码片段：{links}</p>",
-    },
-}
-
-
 def footer(snippets, generated, root, depth, repo_blob=None, language="en"):
     """The footer's HTML, in ``language``, for a page ``depth`` folders below the site root that uses ``snippets``."""
-    words = WORDS[language]
+    words = words_in(language, "provenance")
     commit, changed = commit_of(root, [generated / s for s in snippets])
     by_versions = {}
     for snippet in snippets:

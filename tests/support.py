@@ -13,6 +13,7 @@ import io
 import math
 import re
 import runpy
+import tomllib
 
 import numpy as np
 import pytest
@@ -224,22 +225,15 @@ TABLE_3 = {"base (8 heads, sinusoidal positions)": "25.8", "(A) 1 head": "24.9",
 
 
 # ------------------------------------------------------------------ English left in Chinese generated text
-# What Chinese claims, ledger and benchmark text may spell in Latin letters beyond what lib.zh.english_words lets
-# through (code, math, identifiers, kept library and model names, the examples' tokens): value references, link
-# targets, file and module paths, quoted English passages and titles (“...”, 《...》), and these names.
-LATIN_ALLOWED = frozenset({
-    "Vaswani", "Khandelwal", "Haviv", "Chen", "ACL", "NIPS", "arXiv",  # citations
-    "GNMT", "RL", "Ensemble", "big", "base", "LSTM", "ChatGPT", "Claude", "Google",  # models (and their maker)
-    "Python", "BLAS", "CPU", "UTC", "git",  # tools
-    "KV", "Softmax", "BLEU", "FLOPs", "dropout", "max", "pos", "QK",  # terms and math the pages keep
-    "Llama", "DeepSeek", "RoFormer", "RoPE", "NTK", "Ainslie", "Su", "AI",  # today's models and their papers
-    "Jiang", "Mistral", "Gemma", "Team",  # the sliding-window chapter's citations (Jiang et al. 2023, Gemma Team 2024)
-    "Elhage", "Olsson",  # citations of the induction-heads chapter
-})
+# The one list of words Chinese text may keep in Latin letters (snippets/lib/latin_in_chinese.toml), beyond what
+# is not a word there: value references, link targets, file and module paths, quoted English passages and titles
+# (“...”, 《...》), code, math and identifiers (lib.zh.english_words), the examples' tokens.
+LATIN_IN_CHINESE = frozenset(word for group in tomllib.loads(
+    (REPO / "snippets/lib/latin_in_chinese.toml").read_text(encoding="utf-8"))["words"].values() for word in group)
 _NOT_CHECKED = re.compile(VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
                           r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*")
 
 
 def english_words(text):
-    """The English words in Chinese ``text`` that lib.zh.english_words finds and LATIN_ALLOWED does not allow."""
-    return [word for word in zh.english_words(_NOT_CHECKED.sub(" ", text)) if word not in LATIN_ALLOWED]
+    """The English words in Chinese ``text`` that lib.zh.english_words finds and LATIN_IN_CHINESE does not allow."""
+    return [word for word in zh.english_words(_NOT_CHECKED.sub(" ", text)) if word not in LATIN_IN_CHINESE]

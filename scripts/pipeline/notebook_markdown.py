@@ -17,6 +17,7 @@ from ..chapter_list import titled_links
 from .published import table, values
 from .references import CODE, FIGURE, INCLUDE, SECTION_MARKER, substitute_tables, substitute_values
 from .tables import markdown_table
+from scripts.words import words
 
 FENCE = re.compile(r"^([ \t]*)(`{3,})[^\n]*\n(.*?)^\1\2[ \t]*$\n?", re.MULTILINE | re.DOTALL)
 FIGURE_WITH_CAPTION = re.compile(
@@ -30,29 +31,6 @@ HTML_BLOCK_LINE = re.compile(r"^[ \t]*(?:<div\b[^>]*\bmarkdown\b[^>]*>|</div>)[ 
 HTML_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n?", re.MULTILINE | re.DOTALL)  # notes for the build's tests
 CHAPTER_LINK = re.compile(r"\]\(([a-z0-9-]+)\.md(#[\w-]+)?\)")
 TITLE = re.compile(r"^# (.+)\n", re.MULTILINE)
-
-# What each edition's notebook says around the chapter's prose.
-WORDS = {
-    "en": {
-        "intro": "The runnable companion of the chapter *{title}*: its prose and every snippet it includes, in "
-                 "reading order, with the outputs the site's build recorded. The first cells load the site's "
-                 "library modules ({modules}) from their text, so this notebook runs anywhere with NumPy and "
-                 "matplotlib. The web page hides the modules the chapter does not show; the downloaded notebook "
-                 "has them all.",
-        "none": "none",
-        "and": ", ",
-        "source": "*From `{path}`.*",
-    },
-    "zh": {
-        "intro": "本章“{title}”的可运行版本：本章的正文和它引用的每个代码片段，按阅读顺序排列，带有本站构建记录的"
-                 "输出。前几个单元格从文本加载本站的库模块（{modules}），所以这个笔记本在任何装有 NumPy 和 "
-                 "matplotlib 的环境中都能运行。网页隐藏了本章没有展示的模块；下载的笔记本包含全部模块。",
-        "none": "无",
-        "and": "、",
-        "source": "代码来自 `{path}`。",
-    },
-}
-
 
 @dataclass(frozen=True)
 class ChapterProse:
@@ -135,7 +113,7 @@ def chapter_cells(markdown, project, language, chapter):
     """({snippet: the Markdown cell before its code cell}, the last Markdown cell) of a chapter's notebook; the
     chapter's title, which heads the notebook's first cell, is left out."""
     prose = cut_at_snippets(TITLE.sub("", markdown, count=1))
-    source = WORDS[language]["source"]
+    source = words(language, "notebook")["source"]
     before = {name: "\n\n".join(filter(None, [rendered_prose(text, project, language, chapter),
                                               source.format(path=f"snippets/{name}.py")]))
               for name, text in prose.before.items()}
@@ -158,6 +136,6 @@ def chapter_title(markdown, fallback):
 def introduction(title, modules, language):
     """The notebook's first Markdown cell: the chapter's title and what the notebook is (``modules``: the
     library files it loads)."""
-    words = WORDS[language]
-    listed = words["and"].join(f"`{module}`" for module in modules) or words["none"]
-    return f"# {title}\n\n" + words["intro"].format(title=title, modules=listed)
+    notebook = words(language, "notebook")
+    listed = notebook["and"].join(f"`{module}`" for module in modules) or notebook["none"]
+    return f"# {title}\n\n" + notebook["intro"].format(title=title, modules=listed)

@@ -3,7 +3,7 @@
 On each Chinese chapter, every table the page includes is its Chinese twin (table-<name>.zh.json) and every
 generated figure it shows is a Chinese twin (<label>.zh.svg), and neither shows English words other than code,
 identifiers, model names, units and the examples' tokens. The judge here is independent of snippets/lib/zh.py:
-its own word pattern and a small explicit list of what may stay English.
+its own word pattern, with the project's one list of what may stay English (snippets/lib/latin_in_chinese.toml).
 """
 
 import html
@@ -12,7 +12,7 @@ from collections import defaultdict
 
 import pytest
 from bs4 import BeautifulSoup
-from support import DOCS_ZH, LATIN_ALLOWED
+from support import DOCS_ZH, LATIN_IN_CHINESE
 
 from lib.running_example import SENTENCE
 from lib.tiny_model import REFERENCE_VOCAB
@@ -21,12 +21,6 @@ from scripts.pipeline.references import read_page
 
 pytestmark = pytest.mark.site
 
-# What may stay English in Chinese text: library, model, metric and function names (NumPy's included), cited
-# authors, units, the gradients' names as the code writes them, and the boolean literals a mask prints.
-ALLOWED = {"softmax", "NumPy", "Transformer", "GPT", "BERT", "RNN", "CNN", "BLEU", "KV", "Haviv", "tanh", "LayerNorm", "NaN", "nan", "inf",
-           "exp", "log", "ln", "sin", "cos", "sqrt", "Var", "RMS", "KiB", "MiB", "nats", "logits", "dtype", "nbytes",
-           "randn", "reshape", "transpose", "dq", "dk", "dv", "PE", "PAD", "pad", "True", "False", "id", "ids"}
-ALLOWED |= LATIN_ALLOWED  # the claims rows' citations, models and terms (the claims tests allow the same)
 QUOTED = re.compile(r"《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”")  # a title, or English quoted as it was written
 # The tokens the examples feed their models (data, shown as the model sees them).
 TOKENS = {*SENTENCE.lower().rstrip(".").split(), *REFERENCE_VOCAB, "dog", "dogs", "ran", "chase"}
@@ -41,7 +35,8 @@ def english_words(text):
     found = []
     for match in WORD.finditer(text):
         word, before, after = match.group(), text[match.start() - 1 : match.start()], text[match.end() : match.end() + 1]
-        if len(word) < 2 or re.search(r"[0-9_]", word) or word in ALLOWED or word.lower() in TOKENS:
+        allowed = word in LATIN_IN_CHINESE or word.lower() in TOKENS
+        if len(word) < 2 or re.search(r"[0-9_]", word) or allowed:
             continue
         if before in CODE_NEIGHBOUR or after in CODE_NEIGHBOUR:
             continue

@@ -111,7 +111,10 @@ export function checkParams(specs, current, params) {
 const registry = new WeakMap();
 window.explorables = { get: (element) => registry.get(element) };
 
-export const zh = () => document.documentElement.lang.startsWith("zh");
+// The explorable's labels in the page's language: scripts/words/<language>.toml, written into data-words by the build.
+export const labelsOf = (element) => JSON.parse(element.dataset.words);
+// A label with its {placeholders} filled in from `values`.
+export const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, name) => values[name]);
 export const fixed = (x, digits) => (Object.is(x, -0) ? 0 : x).toFixed(digits);
 
 // Data the build exported: docs/generated/<chapter>/<snippet>/values.json, next to the site's root.

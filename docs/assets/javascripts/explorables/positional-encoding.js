@@ -1,18 +1,12 @@
 // The dot product as a function of the offset, for encodings of width d_model and base (the paper's 10000):
 // sinusoidal, PE(0) . PE(offset); or rotary, the score of q = k = (1, ..., 1) rotated to positions 0 and offset,
 // rope(q, 0) . rope(k, offset). Starts at the chapter's figure: sinusoidal, d_model = 16, base 10000, offsets 0 to 63.
-import { dot, fixed, line, mount, rope, sinusoidal, zh } from "./core.js";
+import { dot, fill, fixed, labelsOf, line, mount, rope, sinusoidal } from "./core.js";
 
 const N_POSITIONS = 64;
-const LABELS = {
-  en: { encoding: "encoding", encodings: ["sinusoidal", "rotary"], d_model: "d_model", base: "base", chart: "dot product of position 0 with each offset", x: "offset", y: "dot product",
-    summary: (s) => `Dot at offset 0: ${fixed(s.dots[0], 2)}; lowest dot ${fixed(Math.min(...s.dots), 2)} at offset ${s.dots.indexOf(Math.min(...s.dots))}.` },
-  zh: { encoding: "编码", encodings: ["正弦", "旋转位置编码"], d_model: "d_model", base: "底数", chart: "位置 0 与每个偏移的点积", x: "偏移", y: "点积",
-    summary: (s) => `偏移 0 处的点积 ${fixed(s.dots[0], 2)}；最小点积 ${fixed(Math.min(...s.dots), 2)}，在偏移 ${s.dots.indexOf(Math.min(...s.dots))} 处。` },
-};
 
 export default function (element) {
-  const labels = LABELS[zh() ? "zh" : "en"];
+  const labels = labelsOf(element);
   return mount(element, {
     specs: {
       encoding: { values: ["sinusoidal", "rotary"], labels: labels.encodings },
@@ -36,7 +30,8 @@ export default function (element) {
     draw(state, figure) {
       figure.replaceChildren(line(state.offsets, state.dots, { label: `${labels.chart}: ${state.dots.slice(0, 8).map((d) => fixed(d, 2)).join(", ")} …`,
         xLabel: labels.x, yLabel: labels.y }));
-      return labels.summary(state);
+      const lowest = Math.min(...state.dots);
+      return fill(labels.summary, { first: fixed(state.dots[0], 2), lowest: fixed(lowest, 2), offset: state.dots.indexOf(lowest) });
     },
   });
 }

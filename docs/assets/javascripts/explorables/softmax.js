@@ -1,17 +1,11 @@
 // Softmax with a temperature: the query "cat"'s scores q . k_j / sqrt(d_k) (scaling on) / T, their weights, the top
 // weight and the entropy in bits. Starts at T = 1 with scaling, the chapter's table row "T = 1".
-import { argmax, bars, dot, entropyBits, exported, fixed, mount, softmax, zh } from "./core.js";
+import { argmax, bars, dot, entropyBits, exported, fill, fixed, labelsOf, mount, softmax } from "./core.js";
 
-const LABELS = {
-  en: { temperature: "temperature T", scale: "divide by √d_k", chart: (q) => `weight of each key for the query "${q}"`,
-    summary: (s) => `Top key "${s.top_key}" with weight ${fixed(s.top_weight, 3)}; entropy ${fixed(s.entropy_bits, 2)} bits.` },
-  zh: { temperature: "温度 T", scale: "除以 √d_k", chart: (q) => `查询“${q}”对每个键的权重`,
-    summary: (s) => `最大权重的键“${s.top_key}”，权重 ${fixed(s.top_weight, 3)}；熵 ${fixed(s.entropy_bits, 2)} 比特。` },
-};
 
 export default async function (element) {
   const data = await exported(element);
-  const labels = LABELS[zh() ? "zh" : "en"];
+  const labels = labelsOf(element);
   const dK = data.q_cat.length;
   return mount(element, {
     specs: {
@@ -29,9 +23,10 @@ export default async function (element) {
         top_weight: weights[top], entropy_bits: entropyBits(weights) };
     },
     draw(state, figure) {
-      figure.replaceChildren(bars(state.weights, state.tokens, { label: labels.chart(state.query) + ": "
+      figure.replaceChildren(bars(state.weights, state.tokens, { label: fill(labels.chart, { query: state.query }) + ": "
         + state.tokens.map((t, i) => `${t} ${fixed(state.weights[i], 3)}`).join(", ") }));
-      return labels.summary(state);
+      return fill(labels.summary, { key: state.top_key, weight: fixed(state.top_weight, 3),
+        entropy: fixed(state.entropy_bits, 2) });
     },
   });
 }
