@@ -225,11 +225,11 @@ TABLE_3 = {"base (8 heads, sinusoidal positions)": "25.8", "(A) 1 head": "24.9",
 
 
 # ------------------------------------------------------------------ English left in Chinese generated text
-# The one list of words Chinese text may keep in Latin letters (snippets/lib/latin_in_chinese.toml), beyond what
+# The one list of words Chinese text may keep in Latin letters (snippets/lib/zh.latin.toml), beyond what
 # is not a word there: value references, link targets, file and module paths, quoted English passages and titles
 # (“...”, 《...》), code, math and identifiers (lib.zh.english_words), the examples' tokens.
 LATIN_IN_CHINESE = frozenset(word for group in tomllib.loads(
-    (REPO / "snippets/lib/latin_in_chinese.toml").read_text(encoding="utf-8"))["words"].values() for word in group)
+    (REPO / "snippets/lib/zh.latin.toml").read_text(encoding="utf-8"))["words"].values() for word in group)
 _NOT_CHECKED = re.compile(VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
                           r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*")
 

@@ -10,7 +10,8 @@ so both are inputs of every snippet (and, with them, what they import).
 
 Data files are inputs too: every ``*.toml`` in the snippet's own chapter folder
 (its translation catalog, for one), never another chapter's, and a library
-module's data beside it (``lib/zh.toml``, the shared catalog, for lib.zh)
+module's data beside it (``lib/<module>.toml`` and ``lib/<module>.*.toml``: the
+shared catalog ``lib/zh.toml`` and the Latin words ``lib/zh.latin.toml`` for lib.zh)
 wherever that module is an input.
 """
 
@@ -23,7 +24,7 @@ from .discover import LIBRARY, dependencies, library_modules
 from .runner import SNIPPET_ENV
 
 TRANSLATION_MODULES = ("lib.zh", "lib.plotting")  # what the worker imports to write each snippet's Chinese twins
-DATA = ".toml"  # data files: every snippets/<chapter>/*.toml, and lib/<module>.toml beside the module it serves
+DATA = ".toml"  # data files: every snippets/<chapter>/*.toml, and lib/<module>[.*].toml beside the module it serves
 BUILDER_FILES = [Path(__file__).with_name(name) for name in ("worker.py", "published.py", "references.py", "keys.py")]
 
 
@@ -51,7 +52,8 @@ def snippet_inputs(project, name, graph):
     for module in (m for m in TRANSLATION_MODULES if m in modules):
         needed |= {module, LIBRARY, *dependencies(module, graph)}
     files = [modules[module] for module in needed if module in modules]
-    files += [path.with_suffix(DATA) for path in files if path.with_suffix(DATA).exists()]
+    files += [data for path in list(files) for pattern in (f"{path.stem}{DATA}", f"{path.stem}.*{DATA}")
+              for data in path.parent.glob(pattern)]
     files.append(project.snippets / f"{name}.py")
     files += (project.snippets / name).parent.glob(f"*{DATA}")
     return {project.relative(path): digest(path.read_bytes()) for path in sorted(files)}

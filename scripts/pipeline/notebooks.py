@@ -26,6 +26,7 @@ from .references import read_page, without_section_markers
 from .runner import LIMIT_LINE
 from .store import write_atomic
 
+CATALOG = "zh.toml"  # a chapter's figure and table translations (snippets/lib/zh.py): the build reads them, snippets never
 
 LANGUAGES = ("en", "zh")  # the editions: docs/ and docs-zh/
 MODULE_TAG = "module-source"  # the site's notebook pages hide these cells (mkdocs.yml: remove_tag_config)
@@ -90,9 +91,10 @@ def module_cell(name, source):
 
 def data_files(project, names):
     """{path under snippets/: text} of the data files the snippets ``names`` may read through the library (every
-    ``*.toml`` in their folders: lib.claims reads claims/claims.toml)."""
+    ``*.toml`` in their folders but the translation catalog, which only the build reads: lib.claims reads
+    claims/claims.toml)."""
     folders = dict.fromkeys((project.snippets / name).parent for name in names)
-    paths = [path for folder in folders for path in sorted(folder.glob("*.toml"))]
+    paths = [path for folder in folders for path in sorted(folder.glob("*.toml")) if path.name != CATALOG]
     return {path.relative_to(project.snippets).as_posix(): path.read_text(encoding="utf-8") for path in paths}
 
 

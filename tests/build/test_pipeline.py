@@ -55,7 +55,7 @@ def project(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "chapter.md").write_text("# A chapter\n")
     (tmp_path / "snippets" / "chapter").mkdir()
-    for module in ("__init__.py", "attention.py", "publish.py", "plotting.py", "zh.py", "zh.toml"):
+    for module in ("__init__.py", "attention.py", "publish.py", "plotting.py", "zh.py", "zh.toml", "zh.latin.toml"):
         (tmp_path / "snippets" / "lib" / module).write_text((REPO / "snippets" / "lib" / module).read_text())
     (tmp_path / "snippets" / "chapter" / "alpha.py").write_text(ALPHA)
     (tmp_path / "snippets" / "chapter" / "beta.py").write_text(BETA)

@@ -32,7 +32,7 @@ def project(tmp_path):
     """Two chapters, each with its catalog: one/a and one/b show the first's text, two/c the second's."""
     (tmp_path / "snippets" / "lib").mkdir(parents=True)
     (tmp_path / "docs").mkdir()
-    for module in ("__init__.py", "publish.py", "plotting.py", "zh.py", "zh.toml"):
+    for module in ("__init__.py", "publish.py", "plotting.py", "zh.py", "zh.toml", "zh.latin.toml"):
         (tmp_path / "snippets" / "lib" / module).write_text((REPO / "snippets" / "lib" / module).read_text())
     for chapter, catalog in CATALOGS.items():
         (tmp_path / "docs" / f"{chapter}.md").write_text(f"# {chapter}\n")

@@ -142,16 +142,7 @@ def avoided_terms(texts):
             for alternative in term.get("avoid", []) if alternative in prose(text)]
 
 
-GENERATED_KINDS = [
-    pytest.param("tables", marks=pytest.mark.xfail(strict=True, reason=(
-        "to fix in the sources of the text: snippets/lib/zh.py translates 'cuts that leak (of 6)' as 泄漏 (glossary: "
-        "泄露); snippets/lib/claims_inventory.py's claims C000-07 and C000-09 write 'base 模型' twice (glossary: 基础模型)"))),
-    "figures",
-    pytest.param("values", marks=pytest.mark.xfail(strict=True, reason=(
-        "to fix in snippets/scaled_dot_product/chinese.py: its description_zh writes 热图 (glossary: 热力图) and "
-        "颜色刻度 (glossary: 色标)"))),
-    "claim markers", "interface words", "benchmarks",
-]
+GENERATED_KINDS = ["tables", "figures", "values", "claim markers", "interface words", "benchmarks"]
 
 
 @pytest.mark.claim("The Chinese tables, figures, values, claims, ledger, benchmark and explorable words use none of "
@@ -173,7 +164,7 @@ def test_the_glossary_check_finds_a_forbidden_term_in_generated_text():
 
 
 def test_the_latin_words_list_names_each_word_once():
-    groups = tomllib.loads((REPO / "snippets/lib/latin_in_chinese.toml").read_text(encoding="utf-8"))["words"]
+    groups = tomllib.loads((REPO / "snippets/lib/zh.latin.toml").read_text(encoding="utf-8"))["words"]
     words = [word for group in groups.values() for word in group]
     assert len(words) == len(set(words)) == len(LATIN_IN_CHINESE), sorted(w for w in words if words.count(w) > 1)
 

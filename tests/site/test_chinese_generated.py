@@ -3,7 +3,7 @@
 On each Chinese chapter, every table the page includes is its Chinese twin (table-<name>.zh.json) and every
 generated figure it shows is a Chinese twin (<label>.zh.svg), and neither shows English words other than code,
 identifiers, model names, units and the examples' tokens. The judge here is independent of snippets/lib/zh.py:
-its own word pattern, with the project's one list of what may stay English (snippets/lib/latin_in_chinese.toml).
+its own word pattern, with the project's one list of what may stay English (snippets/lib/zh.latin.toml).
 """
 
 import html
