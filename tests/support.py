@@ -1,5 +1,5 @@
-"""What the tests share, in one place: the repository's folders, readers of what the build committed, a snippet
-run in-process, the site's nav, an independent attention oracle, and the claims inventory's helpers.
+"""What the tests share, in one place: the repository's folders, a glob that must match, readers of what the build
+committed, a snippet run in-process, the site's nav, an independent attention oracle, the claims inventory's helpers.
 
 The oracle (plain Python loops over positions, one number at a time) shares no code with
 snippets/lib/attention.py; tests compare the two. Committed outputs are read through the build's one reader
@@ -12,6 +12,7 @@ import io
 import math
 import re
 import runpy
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +27,18 @@ from scripts.pipeline.references import VALUE
 PROJECT = Project()
 GENERATED = PROJECT.generated
 DOCS, DOCS_ZH = REPO / "docs", REPO / "docs-zh"
+
+
+def nonempty_glob(folder, pattern):
+    """The paths under ``folder`` that match ``pattern`` (Path.glob's syntax, ``**`` for any depth), sorted.
+
+    The one way the tests glob (tests/build/test_suite_globs.py holds them to it): a pattern that matches nothing
+    raises naming the folder and the pattern, so a stale glob fails instead of leaving a test with nothing to check.
+    """
+    paths = sorted(Path(folder).glob(pattern))
+    if not paths:
+        raise LookupError(f"nothing under {folder} matches {pattern!r}")
+    return paths
 
 
 def flat_page(name, folder="docs"):
