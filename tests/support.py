@@ -64,7 +64,7 @@ def section_output(snippet, section):
 
 @functools.cache
 def run_snippet(name):
-    """Run snippets/<name>.py once, quietly, and return its namespace (functions included).
+    """Run snippet ``name`` (``<chapter>/<what>``) once, quietly, and return its namespace (functions included).
 
     Its published values and tables are kept out of publish.VALUES / TABLES, plt.show does nothing, its printout
     is swallowed and its figures are closed.

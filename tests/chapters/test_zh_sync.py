@@ -22,14 +22,14 @@ def read(folder, page):
 
 
 def parts(markdown):
-    """What a page quotes from the build: value references, include lines, figure files (a Chinese page may show a
-    figure's Chinese twin, <name>-zh.svg, or quote a value's, <name>_zh, made by the same run, and includes the
-    Chinese twin of the measured timings, docs/measured/bench.zh.md)."""
+    """What a page quotes from the build: value references, include lines, figure files (a Chinese page names the
+    same figures, its build shows their Chinese twins; it may quote a value's Chinese twin, <name>_zh, made by the
+    same run, and includes the Chinese twin of the measured timings, docs/measured/bench.zh.md)."""
     uses = read_page(markdown)
     return {
         "values": {(snippet, name.removesuffix("_zh")) for snippet, name in uses.values},
         "includes": {include.replace("bench.zh.md", "bench.md") for include in uses.includes},  # timings: bench.py
-        "figures": {figure.path.replace("-zh.svg", ".svg") for figure in uses.figures},
+        "figures": {figure.path for figure in uses.figures},
     }
 
 
