@@ -14,12 +14,14 @@ import io
 import re
 import tokenize
 
-from support import nonempty_glob, REPO
+from support import REPO, nonempty_glob
 
 FOLDERS = ("snippets", "scripts", "tests", "docs", "docs-zh", "overrides", ".github", ".ci")
 TOP_FILES = r"Makefile|README\.md|pyproject\.toml|mkdocs[\w.-]*\.yml|requirements[\w-]*\.lock"
 SEGMENT = r"(?:[A-Za-z0-9_.*-]|<[\w -]+>|\{[\w.:-]*\})"  # a path character, or a placeholder
-PATH = re.compile(rf"(?<![\w./~-])(?:(?:{'|'.join(map(re.escape, FOLDERS))})/(?:{SEGMENT}|/)*|(?:{TOP_FILES})\b)")
+PATH = re.compile(
+    rf"(?<![\w./~-])(?:(?:{'|'.join(map(re.escape, FOLDERS))})/(?:{SEGMENT}|/)*|(?:{TOP_FILES})\b)", re.ASCII
+)
 PLACEHOLDER = re.compile(r"<[^<>]*>|\{[^{}]*\}")
 TABLE_INCLUDE = re.compile(r"^(docs/generated/.+/table-[^/]+)\.md$")
 
@@ -77,10 +79,16 @@ def documents():
 
 
 def test_the_path_reader():
-    line = ("Run `python snippets/<chapter>/<what>.py`; see tests/support.py. The site/zh/docs/ folder, "
-            "../docs/assets and https://x.org/scripts/a.py are not paths; Makefile and mkdocs.zh.yml are.")
+    line = (
+        "Run `python snippets/<chapter>/<what>.py`; see tests/support.py. The site/zh/docs/ folder, "
+        "../docs/assets and https://x.org/scripts/a.py are not paths; Makefile and mkdocs.zh.yml are."
+    )
     assert written_paths(line) == ["snippets/<chapter>/<what>.py", "tests/support.py", "Makefile", "mkdocs.zh.yml"]
-    assert written_paths("`tests/oracle.py`中的循环") == ["tests/oracle.py"]
+    assert written_paths("`tests/oracle.py`中的循环，见docs/index.md和Makefile。") == [
+        "tests/oracle.py",
+        "docs/index.md",
+        "Makefile",
+    ]
     assert written_paths("{its path relative to docs/}") == ["docs/"]
     assert exists("snippets/<chapter>/<what>.py") and exists("docs/generated/{chapter}/*/values.json")
     assert exists("docs/generated/<chapter>/<what>/table-<name>.md") and exists("tests/support.py")
@@ -88,6 +96,10 @@ def test_the_path_reader():
 
 
 def test_every_path_written_exists():
-    missing = [f"{where}:{number}: {path}" for where, number, line in documents()
-               for path in written_paths(line) if not exists(path)]
+    missing = [
+        f"{where}:{number}: {path}"
+        for where, number, line in documents()
+        for path in written_paths(line)
+        if not exists(path)
+    ]
     assert not missing, "paths written in the repository that are not in it:\n" + "\n".join(missing)

@@ -8,7 +8,7 @@ list(folder.glob(...))``) or as the argument of ``any``.
 
 import ast
 
-from support import nonempty_glob, REPO
+from support import REPO, nonempty_glob
 
 GLOBS = {"glob", "rglob", "iglob"}  # Path.glob and Path.rglob; glob.glob and glob.iglob
 
@@ -20,8 +20,11 @@ def raw_globs(source):
     for node in ast.walk(tree):
         exempt = (
             (isinstance(node, ast.FunctionDef) and node.name == "nonempty_glob")
-            or (isinstance(node, ast.Assert) and isinstance(node.test, ast.UnaryOp)
-                and isinstance(node.test.op, ast.Not))
+            or (
+                isinstance(node, ast.Assert)
+                and isinstance(node.test, ast.UnaryOp)
+                and isinstance(node.test.op, ast.Not)
+            )
             or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "any")
         )
         if exempt:
@@ -36,7 +39,7 @@ def raw_globs(source):
 
 
 def test_the_glob_finder_finds_raw_globs_and_nothing_else():
-    source = '''import glob
+    source = """import glob
 def nonempty_glob(folder, pattern):
     return sorted(folder.glob(pattern))
 a = sorted(DOCS.glob("*.md"))
@@ -45,13 +48,16 @@ c = glob.glob("docs/*.md")
 assert not list(scratch.glob("*-alpha-*"))
 d = nonempty_glob(DOCS, "*.md")
 e = any(REPO.glob(pattern))
-'''
+"""
     assert raw_globs(source) == [(4, 'DOCS.glob("*.md")'), (5, 'folder.rglob("*.html")'), (6, 'glob.glob("docs/*.md")')]
 
 
 def test_the_tests_glob_only_through_nonempty_glob():
-    found = [f"{path.relative_to(REPO)}:{line}: {code}"
-             for path in nonempty_glob(REPO / "tests", "**/*.py") for line, code in raw_globs(path.read_text())]
+    found = [
+        f"{path.relative_to(REPO)}:{line}: {code}"
+        for path in nonempty_glob(REPO / "tests", "**/*.py")
+        for line, code in raw_globs(path.read_text())
+    ]
     assert not found, "globs that may match nothing (use support.nonempty_glob):\n" + "\n".join(found)
 
 
