@@ -2,8 +2,8 @@
 chapter's notebook links and provenance footer appended, the ledger's tables filled in. A Chinese page shows the
 Chinese twins of the tables and figures (``table-<name>.zh.json``, ``<label>.zh.svg``).
 
-In a chapter, ``{{ chapter.what.value_name }}`` becomes the text that ``publish.value("value_name", ...)``
-produced in snippets/chapter/what.py. A reference to a missing snippet or value is a warning, so ``mkdocs build
+In a chapter, ``{{ <chapter>.<what>.<value_name> }}`` becomes the text that ``publish.value("<value_name>", ...)``
+produced in snippets/<chapter>/<what>.py. A reference to a missing snippet or value is a warning, so ``mkdocs build
 --strict`` fails on it.
 """
 

@@ -1,6 +1,6 @@
-"""What the tests share, in one place: the repository's folders, readers of what the build committed, a snippet
-run in-process, the site's nav, git (through the build's one runner), an independent attention oracle, and the
-claims inventory with its helpers.
+"""What the tests share, in one place: the repository's folders, a glob that must match, readers of what the build
+committed, a snippet run in-process, the site's nav, git (through the build's one runner), an independent attention
+oracle, and the claims inventory with its helpers.
 
 The oracle (plain Python loops over positions, one number at a time) shares no code with
 snippets/lib/attention.py; tests compare the two. Committed outputs are read through the build's one reader
@@ -14,6 +14,7 @@ import math
 import re
 import runpy
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,6 +29,18 @@ from scripts.pipeline.references import VALUE
 PROJECT = Project()
 GENERATED = PROJECT.generated
 DOCS, DOCS_ZH = REPO / "docs", REPO / "docs-zh"
+
+
+def nonempty_glob(folder, pattern):
+    """The paths under ``folder`` that match ``pattern`` (Path.glob's syntax, ``**`` for any depth), sorted.
+
+    The one way the tests glob (tests/build/test_suite_globs.py holds them to it): a pattern that matches nothing
+    raises naming the folder and the pattern, so a stale glob fails instead of leaving a test with nothing to check.
+    """
+    paths = sorted(Path(folder).glob(pattern))
+    if not paths:
+        raise LookupError(f"nothing under {folder} matches {pattern!r}")
+    return paths
 
 
 def flat_page(name, folder="docs"):
@@ -53,7 +66,7 @@ def section_output(snippet, section):
 
 @functools.cache
 def run_snippet(name):
-    """Run snippets/<name>.py once, quietly, and return its namespace (functions included).
+    """Run snippet ``name`` (``<chapter>/<what>``) once, quietly, and return its namespace (functions included).
 
     Its published values and tables are kept out of publish.VALUES / TABLES, plt.show does nothing, its printout
     is swallowed and its figures are closed.

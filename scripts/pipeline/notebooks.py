@@ -105,8 +105,8 @@ def data_cell(files):
 
 
 def snippet_outputs(project, name, language="en"):
-    """The outputs of the committed run of snippets/<name>.py, as notebook outputs in the order they appeared;
-    each figure in ``language`` where the snippet drew that twin."""
+    """The outputs of the committed run of snippet ``name`` (``<chapter>/<what>``), as notebook outputs in the order
+    they appeared; each figure in ``language`` where the snippet drew that twin."""
     folder = project.generated / name
     outputs = []
     text = printed(name, project=project)

@@ -1,16 +1,17 @@
 """The one reader of what a page uses from the build, and the one place that spells the reference syntax.
 
-A snippet is named by its path under snippets/ without ``.py``: ``<chapter>/<what>`` (``masks/kinds``). A page
-uses it in five ways, and every part of the build and the tests finds them through ``read_page``:
+A snippet is named by its path under snippets/ without ``.py``: ``<chapter>/<what>`` (``scaled_dot_product/steps``).
+A page uses it in five ways, and every part of the build and the tests finds them through ``read_page``:
 
-- code: ``--8<-- "snippets/masks/kinds.py"`` or one section, ``--8<-- "snippets/masks/kinds.py:masks"``;
-  library code the same way from ``snippets/lib/<module>.py``;
-- an output: ``--8<-- "docs/generated/masks/kinds/output-masks.txt"`` (or ``stdout.txt``);
-- a table: ``--8<-- "docs/generated/masks/kinds/table-shapes.md"`` on a line of its own, rendered from the
-  table's JSON by the hooks (a table's cells may quote values too);
-- a figure: ``![alt text](generated/masks/kinds/weights.svg)`` (a Chinese page writes the same; its build shows
-  the Chinese twin, ``weights.zh.svg``, through ``substitute_figures``);
-- a value: ``{{ masks.kinds.pad_weight }}``, the text ``publish.value("pad_weight", ...)`` produced.
+- code: ``--8<-- "snippets/scaled_dot_product/steps.py"`` or one section,
+  ``--8<-- "snippets/scaled_dot_product/steps.py:print"``; library code the same way from
+  ``snippets/lib/<module>.py``;
+- an output: ``--8<-- "docs/generated/scaled_dot_product/steps/output-print.txt"`` (or ``stdout.txt``);
+- a table: ``--8<-- "docs/generated/scaled_dot_product/steps/table-shapes.md"`` on a line of its own, rendered
+  from the table's JSON by the hooks (a table's cells may quote values too);
+- a figure: ``![alt text](generated/scaled_dot_product/steps/weights.svg)`` (a Chinese page writes the same; its
+  build shows the Chinese twin, ``weights.zh.svg``, through ``substitute_figures``);
+- a value: ``{{ scaled_dot_product.steps.d_k }}``, the text ``publish.value("d_k", ...)`` produced.
 """
 
 import re

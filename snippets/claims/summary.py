@@ -1,7 +1,7 @@
 """The claims page's tables and counts, from the inventory in claims.toml (read by lib/claims.py).
 
 One table per topic, in English and in Chinese from the same list; each
-evidence cell quotes measured values as {{ snippet.value }}, which the site
+evidence cell quotes measured values as {{ <chapter>.<what>.<value> }}, which the site
 fills in when it renders the page. The counts and the bar chart are computed
 from the same list, never typed.
 """

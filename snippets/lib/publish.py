@@ -2,8 +2,8 @@
 
 A snippet calls ``value("name", x)`` or ``table("name", header, rows)``. Run
 alone, both just print. The site's build reads ``VALUES`` and ``TABLES`` after
-the snippet ends: chapters quote a value as ``{{ snippet_name.value_name }}``
-and include a table as a real Markdown table.
+the snippet ends: a page quotes a value of snippets/<chapter>/<what>.py as
+``{{ <chapter>.<what>.<name> }}`` and includes a table as a real Markdown table.
 
 The Chinese edition shows the same tables with their text translated by
 ``lib.zh`` cell by cell. A table whose text is built with numbers may give its

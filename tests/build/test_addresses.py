@@ -14,6 +14,7 @@ from bs4 import BeautifulSoup
 from support import IDENTITY, git
 
 from scripts import addresses
+from support import nonempty_glob
 
 ROOTS_EN = [{"name": "English", "link": "./", "lang": "en"}, {"name": "中文", "link": "zh/", "lang": "zh"}]
 ROOTS_ZH = [{"name": "English", "link": "../", "lang": "en"}, {"name": "中文", "link": "./", "lang": "zh"}]
@@ -58,7 +59,7 @@ def test_the_chinese_edition_lives_at_the_english_address_zh_which_the_english_b
 def pages(edition):
     """The address of every page of an edition's folder, relative to it (the other edition's folder left out)."""
     found = set()
-    for page in edition.rglob("*.html"):
+    for page in nonempty_glob(edition, "**/*.html"):
         relative = page.relative_to(edition).as_posix()
         if relative != "404.html" and not relative.startswith("zh/"):
             found.add(relative.removesuffix("index.html"))

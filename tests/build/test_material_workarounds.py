@@ -11,7 +11,7 @@ import sys
 import material
 import pytest
 from bs4 import BeautifulSoup
-from support import REPO, git
+from support import git, nonempty_glob, REPO
 
 from scripts import material_workarounds as workarounds
 from scripts.material_workarounds import MATERIAL, TargetMissing
@@ -28,7 +28,7 @@ def material_copy(tmp_path):
     beside it), to edit one target in."""
     templates = tmp_path / "templates"
     for pattern in TARGETS:
-        for path in MATERIAL.glob(pattern):
+        for path in nonempty_glob(MATERIAL, pattern):
             copy = templates / path.relative_to(MATERIAL)
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, copy)
@@ -36,7 +36,7 @@ def material_copy(tmp_path):
 
 
 def edit(material, pattern, old, new):
-    (path,) = material.glob(pattern)
+    (path,) = nonempty_glob(material, pattern)
     text = path.read_text(encoding="utf-8")
     assert old in text, f"{pattern} has no {old!r} to edit"
     path.write_text(text.replace(old, new), encoding="utf-8")
@@ -211,7 +211,7 @@ def test_without_the_workarounds_module_and_partial_the_site_builds_and_renders(
     (tree / "overrides" / "partials" / "early_script.html").unlink()
     result = build(tree, site)
     assert result.returncode == 0, result.stderr[-3000:]
-    chapters = sorted(path.stem for path in (tree / "docs").glob("*.md"))
+    chapters = [path.stem for path in nonempty_glob(tree / "docs", "*.md")]
     for edition in (site, site / "zh"):
         for stem in chapters:
             page = edition / ("index.html" if stem == "index" else f"{stem}/index.html")
@@ -220,7 +220,7 @@ def test_without_the_workarounds_module_and_partial_the_site_builds_and_renders(
             assert not soup.select("table.data-table") and not soup.select("code[tabindex]"), page
             assert soup.select('head link[rel=alternate][hreflang]'), page  # Material's head, left as it is
             assert "document.head.appendChild = " not in str(soup.head), page
-        (palette,) = (edition / "assets" / "stylesheets").glob("palette.*.min.css")
+        (palette,) = nonempty_glob(edition / "assets" / "stylesheets", "palette.*.min.css")
         assert "[data-md-color-switching]" in palette.read_text(encoding="utf-8")
     masks = BeautifulSoup((site / "masks" / "index.html").read_text(encoding="utf-8"), "html.parser")
     assert masks.select("article table") and masks.select(".katex")  # tables and math still there

@@ -12,11 +12,11 @@ import yaml
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import Abort
 from mkdocs_jupyter import convert, plugin
-from support import REPO
+from support import nonempty_glob, REPO
 
 from scripts import notebook_export
 
-NOTEBOOKS = sorted((REPO / "docs" / "notebooks").glob("*.ipynb")) + sorted((REPO / "docs-zh" / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = nonempty_glob(REPO / "docs" / "notebooks", "*.ipynb") + nonempty_glob(REPO / "docs-zh" / "notebooks", "*.ipynb")
 ORIGINAL_HTML, ORIGINAL_MARKDOWN = notebook_export._original["nb2html"], notebook_export._original["nb2md"]
 
 

@@ -22,10 +22,11 @@ from scripts.pipeline.project import REPO, Project
 from scripts.pipeline.published import figure_file, table_file, values
 from scripts.pipeline.references import CODE, INCLUDE_MARK, VALUE, snippet_of
 from scripts.pipeline.runner import ARITHMETIC_ENV
+from support import nonempty_glob
 
 PROJECT = Project()
-NOTEBOOKS = sorted(PROJECT.notebooks.glob("*.ipynb"))
-CHINESE = sorted(notebook_folder(PROJECT, "zh").glob("*.ipynb"))
+NOTEBOOKS = nonempty_glob(PROJECT.notebooks, "*.ipynb")
+CHINESE = nonempty_glob(notebook_folder(PROJECT, "zh"), "*.ipynb")
 # Their code cells are the English ones (test_chinese_notebooks_have_the_english_code_and_outputs): one runs.
 CHINESE_RUN = min(CHINESE, key=lambda path: path.stat().st_size)
 RUNS = {**{path.stem: path for path in NOTEBOOKS}, f"zh/{CHINESE_RUN.stem}": CHINESE_RUN}
@@ -152,7 +153,7 @@ def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
     code the chapter includes after it (after the last one: in the notebook's last cell), and only there; nothing
     of the other edition's prose is in the notebook."""
     checked = 0
-    for notebook_path in sorted(notebook_folder(PROJECT, edition).glob("*.ipynb")):
+    for notebook_path in nonempty_glob(notebook_folder(PROJECT, edition), "*.ipynb"):
         markdown, _ = get_data((EDITIONS[edition] / f"{notebook_path.stem}.md").read_text(encoding="utf-8"))
         other, _ = get_data((EDITIONS["zh" if edition == "en" else "en"] / f"{notebook_path.stem}.md").read_text(encoding="utf-8"))
         first_includes = {}

@@ -16,7 +16,7 @@ from scripts.pipeline.check import check
 from scripts.pipeline.notebooks import notebook_script
 from scripts.pipeline.project import Project
 from scripts.pipeline.store import write_atomic
-from support import git, IDENTITY, REPO
+from support import git, IDENTITY, nonempty_glob, REPO
 
 
 ALPHA = '''"""Alpha: uses the core module, publishes a value and a table, draws a figure."""
@@ -63,7 +63,8 @@ def project(tmp_path):
 
 
 def snapshot(project):
-    return {p.relative_to(project.root).as_posix(): p.read_bytes() for p in sorted(project.generated.rglob("*")) if p.is_file()}
+    files = (p for p in nonempty_glob(project.generated, "**/*") if p.is_file())
+    return {p.relative_to(project.root).as_posix(): p.read_bytes() for p in files}
 
 
 def ran(output):
@@ -101,7 +102,7 @@ def test_each_section_keeps_what_it_printed(project):
 @pytest.mark.claim("A chapter includes a section's output, never a line range of a snippet's printout",
                    zh="章节引入的是某一节的输出，从不引入代码片段打印结果中的某个行范围")
 def test_no_chapter_includes_a_stdout_line_range():
-    for chapter in sorted((REPO / "docs").glob("*.md")):
+    for chapter in nonempty_glob(REPO / "docs", "*.md"):
         assert ".txt:" not in "".join(line for line in chapter.read_text().splitlines() if "--8<--" in line), chapter.name
 
 
@@ -483,7 +484,7 @@ def test_notebooks_follow_the_chapters_and_run_as_plain_scripts(project, tmp_pat
 def one_snippet_per_chapter():
     """The shortest snippet of each chapter folder (what is checked, the line that lets a snippet run alone, is the
     same in all of them; a long one may train a model for seconds)."""
-    snippets = sorted((p for p in (REPO / "snippets").glob("*/*.py") if p.parent.name != "lib"),
+    snippets = sorted((p for p in nonempty_glob(REPO / "snippets", "*/*.py") if p.parent.name != "lib"),
                       key=lambda p: (p.parent.name, -p.stat().st_size, p.name))
     return list({p.parent.name: p for p in snippets}.values())
 

@@ -5,7 +5,7 @@ import ast
 
 from scripts.pipeline.references import (read_page, sections, substitute_figures, substitute_tables, substitute_values,
                                          without_references)
-from support import REPO
+from support import nonempty_glob, REPO
 
 PAGE = '''# A chapter
 
@@ -84,7 +84,8 @@ def patterns_spelling_the_syntax(path):
 
 def test_the_reference_syntax_is_defined_once():
     """grep finds one definition of the syntax in scripts/ and snippets/lib/, and none in tests/."""
-    files = [*(REPO / "scripts").rglob("*.py"), *(REPO / "snippets" / "lib").glob("*.py"), *(REPO / "tests").rglob("*.py")]
+    files = [*nonempty_glob(REPO / "scripts", "**/*.py"), *nonempty_glob(REPO / "snippets" / "lib", "*.py"),
+             *nonempty_glob(REPO / "tests", "**/*.py")]
     owner = REPO / "scripts" / "pipeline" / "references.py"
     assert patterns_spelling_the_syntax(owner), "the reader itself defines the syntax"
     elsewhere = {path.relative_to(REPO).as_posix(): found for path in files if path != owner

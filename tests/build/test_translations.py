@@ -8,7 +8,7 @@ import re
 
 import pytest
 from lib import zh
-from support import REPO
+from support import nonempty_glob, REPO
 
 from scripts.pipeline.build import build
 from scripts.pipeline.check import check
@@ -104,17 +104,17 @@ def test_a_chapter_without_a_catalog_has_the_shared_one(catalogs):
 
 # ------------------------------------------------------------------ the catalogs of this repository
 SNIPPETS, GENERATED = REPO / "snippets", REPO / "docs" / "generated"
-CHAPTER_CATALOGS = sorted(path for path in SNIPPETS.glob(f"*/{zh.CATALOG}") if path.parent.name != "lib")
+CHAPTER_CATALOGS = [path for path in nonempty_glob(SNIPPETS, f"*/{zh.CATALOG}") if path.parent.name != "lib"]
 NUMBER = r"[-+−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"  # what "{}" stands for (lib.zh.NUMBER)
 
 
 def english_texts(chapter):
     """Every text the English figures and tables of ``chapter`` show, each line and link text on its own too (the
     pieces lib.zh translates one by one): an SVG holds each drawn line in a comment."""
-    texts = set()
-    for svg in (p for p in GENERATED.glob(f"{chapter}/*/*.svg") if not p.name.endswith(".zh.svg")):
+    texts, files = set(), nonempty_glob(GENERATED / chapter, "*/*")
+    for svg in (p for p in files if p.suffix == ".svg" and not p.name.endswith(".zh.svg")):
         texts |= {html.unescape(t) for t in re.findall(r"<!-- (.*?) -->", svg.read_text(encoding="utf-8"), re.DOTALL)}
-    for path in (p for p in GENERATED.glob(f"{chapter}/*/table-*.json") if not p.name.endswith(".zh.json")):
+    for path in (p for p in files if p.name.startswith("table-") and p.suffix == ".json" and not p.name.endswith(".zh.json")):
         table = json.loads(path.read_text(encoding="utf-8"))
         texts |= {*table["header"], *(cell for row in table["rows"] for cell in row)}
     pieces = {line for text in texts for line in text.split("\n")}

@@ -1,7 +1,7 @@
 """The chapter "The whole layer on a batch": its statements, recomputed independently.
 
 The snippet is run once (as the site's tests import examples) to reach its ``attention_layer`` and inputs; every
-sentence is then recomputed alone with the plain-loop oracle of tests/oracle.py (loop attention, loop positional
+sentence is then recomputed alone with the plain-loop oracle of tests/support.py (loop attention, loop positional
 encoding), and the published shape table is checked against the axis letters it names.
 """
 

@@ -86,6 +86,6 @@ def test_home_says_what_the_site_is_and_how_to_read_it():
     text = HOME.read_text(encoding="utf-8")
     opening = text.split("\n## ", 1)[0]
     assert "verified by the build" in opening and "computed by" in opening
-    for way in ("make serve", "python snippets/<name>.py", "Online"):
+    for way in ("make serve", "python snippets/<chapter>/<what>.py", "Online"):
         assert way in text
     assert "generated/index/pipeline/pipeline.svg" in text and "/// caption" in text

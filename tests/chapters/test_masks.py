@@ -1,9 +1,9 @@
 """The chapter "Masks": its statements, recomputed independently.
 
-Every masked result is compared with the loop oracle of tests/oracle.py, which skips masked keys one by one
+Every masked result is compared with the loop oracle of tests/support.py, which skips masked keys one by one
 (softmax_row gives -inf entries weight 0); masks are rebuilt with explicit loops (j <= i, j < length); the
 fully-masked-row conventions are recomputed with math.exp. General properties use Hypothesis.
-Published numbers are read from docs/generated/masks_*/values.json.
+Published numbers are read from docs/generated/masks/*/values.json.
 """
 
 import math

@@ -1,8 +1,8 @@
 """The chapter "Multi-head attention": its statements, recomputed independently.
 
 Head splits are recomputed with index arithmetic on plain lists (no reshape); multi-head attention with the
-plain-loop oracle of tests/oracle.py, one head at a time, as the paper writes it. Published numbers are read from
-docs/generated/mha_*/values.json.
+plain-loop oracle of tests/support.py, one head at a time, as the paper writes it. Published numbers are read from
+docs/generated/multi_head/*/values.json.
 """
 
 import math

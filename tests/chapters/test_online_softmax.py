@@ -1,6 +1,6 @@
 """The online softmax chapter: tiled attention equals the reference, and the memory claims hold.
 
-Oracles: the loop implementation in tests/oracle.py (no NumPy), a two-pass
+Oracles: the loop implementation in tests/support.py (no NumPy), a two-pass
 softmax written here, and tracemalloc run in a fresh process.
 """
 

@@ -1,5 +1,5 @@
 """Order matters: self-attention without positions is permutation-equivariant; pooling makes it invariant;
-positional encodings and a causal mask break both. Oracles: the loop implementation in tests/oracle.py.
+positional encodings and a causal mask break both. Oracles: the loop implementation in tests/support.py.
 
 Literature named on docs/order-matters.md: Vaswani et al., "Attention Is All You Need" (arXiv:1706.03762),
 section 3.5: the positional encodings "have the same dimension d_model as the embeddings, so that the two can be

@@ -1,9 +1,9 @@
 """The chapter "Queries, keys and values": its statements, recomputed independently.
 
 Scores are recomputed with plain-Python dot products or with np.einsum instead of the core's attention_scores;
-weights with the loop oracle of tests/oracle.py; the published rates by regenerating the snippets' random draws
+weights with the loop oracle of tests/support.py; the published rates by regenerating the snippets' random draws
 in the same order and counting with a different computation. General properties use Hypothesis.
-Published numbers are read from docs/generated/qkv_*/values.json.
+Published numbers are read from docs/generated/queries_keys_values/*/values.json.
 """
 
 import math

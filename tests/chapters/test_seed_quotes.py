@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from scripts.pipeline.references import INCLUDE
-from support import DOCS_ZH, REPO
+from support import DOCS_ZH, nonempty_glob, REPO
 
 SEEDS = Path(os.environ.get("SEEDS_DIR") or REPO.parent / "shared" / "seeds")
-PAGES = sorted(DOCS_ZH.glob("*.md"))
+PAGES = nonempty_glob(DOCS_ZH, "*.md")
 
 NAMED = re.compile(r"种子教程\s*(000|003)")
 UNNAMED = re.compile(r"教程|\bseed\s*0\d\d\b", re.IGNORECASE)
@@ -41,10 +41,7 @@ def seed_texts():
         pytest.skip(f"the seed tutorials are not here ({SEEDS}); set SEEDS_DIR to the folder with 000_*.txt and 003_*.txt")
     texts = {}
     for number in ("000", "003"):
-        files = sorted(SEEDS.glob(f"{number}_*.txt"))
-        if not files:
-            pytest.skip(f"no {number}_*.txt in {SEEDS}; set SEEDS_DIR to the folder with the seed tutorials")
-        texts[number] = comparable(files[0].read_text(encoding="utf-8"))
+        texts[number] = comparable(nonempty_glob(SEEDS, f"{number}_*.txt")[0].read_text(encoding="utf-8"))
     return texts
 
 

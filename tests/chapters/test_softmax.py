@@ -1,8 +1,8 @@
 """The chapter "Softmax": its statements, recomputed independently.
 
-Softmax values come from the pure-Python oracle of tests/oracle.py (math.exp, one number at a time); the overflow
+Softmax values come from the pure-Python oracle of tests/support.py (math.exp, one number at a time); the overflow
 threshold from math.exp and math.nextafter; the Jacobian from an element-by-element loop and finite differences;
-clipping from a pure-Python loss. Published numbers are read from docs/generated/softmax_*/values.json.
+clipping from a pure-Python loss. Published numbers are read from docs/generated/softmax/*/values.json.
 """
 
 import math

@@ -2,7 +2,7 @@
 
 The gradient is checked with finite differences written here; Adam against its closed-form first step;
 the position-blind bound by simulation (the snippet computes it exactly). Numbers the page states are
-read from docs/generated/<snippet>/values.json.
+read from docs/generated/training/<what>/values.json.
 """
 
 from support import flat_page, published, REPO

@@ -26,7 +26,7 @@ import sys
 import numpy as np
 import pytest
 from scripts.pipeline.runner import SNIPPET_ENV
-from support import published, REPO
+from support import nonempty_glob, published, REPO
 
 DOCS = REPO / "docs"
 MARKER = re.compile(r"<!-- try ([a-z0-9-]+)\n(.*?)-->", re.DOTALL)
@@ -50,7 +50,7 @@ with open(sys.argv[2], "w", encoding="utf-8") as out:
 def markers():
     """(page, id, [(path, [(old or None, new)])], run path) for every marker on every page."""
     found = []
-    for page in sorted(DOCS.glob("*.md")):
+    for page in nonempty_glob(DOCS, "*.md"):
         text = page.read_text(encoding="utf-8")
         for match in MARKER.finditer(text):
             edits, run, old = [], None, None
@@ -306,7 +306,7 @@ def test_every_instruction_has_a_marker_and_every_marker_a_check():
     assert len(ids) == len(set(ids)), "two markers share an id"
     assert set(ids) == set(CHECKS), f"markers without a check: {set(ids) - set(CHECKS)}; " \
         f"checks without a marker: {set(CHECKS) - set(ids)}"
-    for page in sorted(DOCS.glob("*.md")):
+    for page in nonempty_glob(DOCS, "*.md"):
         for section in CHECK_SECTION.finditer(page.read_text(encoding="utf-8")):
             # a paragraph that introduces a code block is covered by running that block (test below)
             text = re.sub(r"\n\n```python.*?```", " <!-- try code -->", section.group(0), flags=re.DOTALL)
@@ -318,7 +318,7 @@ def test_every_instruction_has_a_marker_and_every_marker_a_check():
 
 CODE_BLOCKS = [
     (page.name, i, block)
-    for page in sorted(DOCS.glob("*.md"))
+    for page in nonempty_glob(DOCS, "*.md")
     for section in CHECK_SECTION.finditer(page.read_text(encoding="utf-8"))
     for i, block in enumerate(re.findall(r"```python\n(.*?)```", section.group(0), re.DOTALL))
 ]

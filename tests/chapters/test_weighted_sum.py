@@ -1,8 +1,8 @@
 """The chapter "The weighted sum, and one word's view": its statements, recomputed independently.
 
-The "cat" row and the weighted sum are recomputed with the plain-loop oracle of tests/oracle.py; the random-draw
+The "cat" row and the weighted sum are recomputed with the plain-loop oracle of tests/support.py; the random-draw
 statistics with a closed form (a two-key softmax is a logistic function of the score gap) instead of a softmax;
-general properties with Hypothesis. Published numbers are read from docs/generated/weighted_*/values.json.
+general properties with Hypothesis. Published numbers are read from docs/generated/weighted_sum/*/values.json.
 """
 
 import math

@@ -13,10 +13,10 @@ from scripts.ledger import claim_markers
 from scripts.pipeline.references import read_page, without_references
 from scripts.chapter_list import translate_nav
 from scripts.words import FOLDER as WORDS
-from support import LATIN_IN_CHINESE, REPO, mkdocs_config, nav_pages
+from support import LATIN_IN_CHINESE, mkdocs_config, nav_pages, nonempty_glob, REPO
 
 ENGLISH, CHINESE = REPO / "docs", REPO / "docs-zh"
-PAGES = sorted(p.name for p in ENGLISH.glob("*.md"))
+PAGES = [p.name for p in nonempty_glob(ENGLISH, "*.md")]
 GLOSSARY = yaml.safe_load((CHINESE / "glossary.yml").read_text(encoding="utf-8"))
 
 NOT_PROSE = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<!--.*?-->|\]\([^)]*\)|\{#[^}\n]*\}",
@@ -28,14 +28,14 @@ def read(folder, page):
 
 
 def parts(markdown):
-    """What a page quotes from the build: value references, include lines, figure files (a Chinese page may show a
-    figure's Chinese twin, <name>-zh.svg, or quote a value's, <name>_zh, made by the same run, and includes the
-    Chinese twin of the measured timings, docs/measured/bench.zh.md)."""
+    """What a page quotes from the build: value references, include lines, figure files (a Chinese page names the
+    same figures, its build shows their Chinese twins; it may quote a value's Chinese twin, <name>_zh, made by the
+    same run, and includes the Chinese twin of the measured timings, docs/measured/bench.zh.md)."""
     uses = read_page(markdown)
     return {
         "values": {(snippet, name.removesuffix("_zh")) for snippet, name in uses.values},
         "includes": {include.replace("bench.zh.md", "bench.md") for include in uses.includes},  # timings: bench.py
-        "figures": {figure.path.replace("-zh.svg", ".svg") for figure in uses.figures},
+        "figures": {figure.path for figure in uses.figures},
     }
 
 
@@ -51,7 +51,7 @@ def prose(markdown):
 
 
 def test_every_page_has_a_twin_in_the_other_edition():
-    chinese = sorted(p.name for p in CHINESE.glob("*.md"))
+    chinese = [p.name for p in nonempty_glob(CHINESE, "*.md")]
     assert chinese == PAGES, f"missing in docs-zh/: {sorted(set(PAGES) - set(chinese))}; extra: {sorted(set(chinese) - set(PAGES))}"
 
 
@@ -115,14 +115,14 @@ def _strings(data):
 def generated_chinese(kind):
     """(where, text) of every Chinese text of one kind that the Chinese pages show besides their own prose."""
     if kind == "tables":  # the snippets' Chinese tables (the claims page's rows among them)
-        for path in sorted(GENERATED.rglob("table-*.zh.json")):
+        for path in nonempty_glob(GENERATED, "**/table-*.zh.json"):
             yield from ((path.relative_to(REPO).as_posix(), text) for text in _strings(json.loads(path.read_text())))
     elif kind == "figures":  # the texts matplotlib drew into the Chinese figures (a comment before each)
-        for path in sorted(GENERATED.rglob("*.zh.svg")):
+        for path in nonempty_glob(GENERATED, "**/*.zh.svg"):
             yield from ((path.relative_to(REPO).as_posix(), html.unescape(text))
                         for text in re.findall(r"<!-- (.*?) -->", path.read_text(encoding="utf-8")))
     elif kind == "values":  # a value's Chinese text (alt texts among them), and the values named <name>_zh
-        for path in sorted(GENERATED.rglob("values.json")):
+        for path in nonempty_glob(GENERATED, "**/values.json"):
             for name, entry in json.loads(path.read_text(encoding="utf-8")).items():
                 texts = [entry.get("zh")] + ([entry["text"]] if name.endswith("_zh") else [])
                 yield from ((f"{path.relative_to(REPO).as_posix()}: {name}", text) for text in texts if text)

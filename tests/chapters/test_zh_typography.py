@@ -10,9 +10,9 @@ import autocorrect_py
 import pytest
 
 from scripts.pipeline.references import INCLUDE_MARK, VALUE
-from support import DOCS_ZH, REPO
+from support import DOCS_ZH, nonempty_glob, REPO
 
-PAGES = [pytest.param(page, id=page.name) for page in sorted(DOCS_ZH.glob("*.md"))]
+PAGES = [pytest.param(page, id=page.name) for page in nonempty_glob(DOCS_ZH, "*.md")]
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 FULL_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65“”‘’…—"
@@ -116,6 +116,7 @@ def test_the_rules_catch_each_kind_of_mistake():
 
 
 def test_captions_stand_upright_in_the_chinese_edition():
-    css = "\n".join(path.read_text(encoding="utf-8") for path in (REPO / "docs/assets/stylesheets").glob("*.css"))
+    stylesheets = nonempty_glob(REPO / "docs" / "assets" / "stylesheets", "*.css")
+    css = "\n".join(path.read_text(encoding="utf-8") for path in stylesheets)
     rule = re.search(r":lang\(zh\)[^{]*figcaption[^{]*\{([^}]*)\}", css)
     assert rule and re.search(r"font-style:\s*normal", rule.group(1)), "no :lang(zh) rule sets figcaption upright"

@@ -27,11 +27,11 @@ import mkdocs_jupyter  # noqa: E402
 from axe_playwright_python.sync_playwright import Axe  # noqa: E402
 from PIL import Image, ImageChops  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
-from support import REPO
+from support import nonempty_glob, REPO
 
 JUPYTER_CSS = [Path(mkdocs_jupyter.__file__).parent / "templates" / "mkdocs_html" / "assets" / name
                for name in ("index.css", "theme-light.css")]  # what mkdocs-jupyter inlines into every notebook page
-CHAPTERS = sorted(p.stem for p in (REPO / "docs").glob("*.md"))
+CHAPTERS = [p.stem for p in nonempty_glob(REPO / "docs", "*.md")]
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -379,7 +379,7 @@ def test_notebook_pages_keep_every_style_rule_that_applies_to_them(page, base_ur
 
 
 ACCESSIBILITY_PAGES = ["" if stem == "index" else f"{stem}/" for stem in CHAPTERS]
-ACCESSIBILITY_PAGES += [f"notebooks/{p.stem}/" for p in sorted((REPO / "docs" / "notebooks").glob("*.ipynb"))]
+ACCESSIBILITY_PAGES += [f"notebooks/{p.stem}/" for p in nonempty_glob(REPO / "docs" / "notebooks", "*.ipynb")]
 ACCESSIBILITY_PAGES += [f"zh/{path}" for path in ACCESSIBILITY_PAGES]  # the Chinese edition
 
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 
 import pytest
 from bs4 import BeautifulSoup
-from support import DOCS_ZH, LATIN_IN_CHINESE
+from support import DOCS_ZH, LATIN_IN_CHINESE, nonempty_glob
 
 from lib.running_example import SENTENCE
 from lib.tiny_model import REFERENCE_VOCAB
@@ -45,7 +45,7 @@ def english_words(text):
 
 
 def chinese_chapters():
-    return sorted(p.stem for p in DOCS_ZH.glob("*.md"))
+    return [p.stem for p in nonempty_glob(DOCS_ZH, "*.md")]
 
 
 def article(site, stem):

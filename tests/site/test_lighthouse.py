@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from scripts import lighthouse
+from support import nonempty_glob
 
 
 @pytest.fixture
@@ -40,8 +41,8 @@ def test_text_is_served_gzipped_to_clients_that_accept_it_and_plain_to_others(se
 
 
 def test_every_chapter_and_notebook_page_is_audited_against_its_target(tmp_path):
-    chapters = sorted(p.stem for p in (lighthouse.ROOT / "docs").glob("*.md"))
-    notebooks = sorted(p.stem for p in (lighthouse.ROOT / "docs" / "notebooks").glob("*.ipynb"))
+    chapters = [p.stem for p in nonempty_glob(lighthouse.ROOT / "docs", "*.md")]
+    notebooks = [p.stem for p in nonempty_glob(lighthouse.ROOT / "docs" / "notebooks", "*.ipynb")]
     for edition in ("", "zh/"):
         for path in [f"{c}/" for c in chapters if c != "index"] + [f"notebooks/{n}/" for n in notebooks] + [""]:
             (tmp_path / edition / path).mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support import nonempty_glob
 from test_serve import fetch, free_port, wait_for
 
 pytestmark = pytest.mark.site
@@ -23,12 +24,12 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 def served_folder(started):
     """The folder `mkdocs serve` builds into (a new mkdocs_* temporary folder)."""
-    folders = [p for p in Path(tempfile.gettempdir()).glob("mkdocs_*") if p.stat().st_mtime >= started - 1]
+    folders = [p for p in nonempty_glob(tempfile.gettempdir(), "mkdocs_*") if p.stat().st_mtime >= started - 1]
     return max(folders, key=lambda p: p.stat().st_mtime)
 
 
 def built_times(folder):
-    return {p.relative_to(folder).as_posix(): p.stat().st_mtime_ns for p in folder.rglob("index.html")}
+    return {p.relative_to(folder).as_posix(): p.stat().st_mtime_ns for p in nonempty_glob(folder, "**/index.html")}
 
 
 def save_and_watch(tab, source, text):

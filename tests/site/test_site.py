@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from fontTools.ttLib import TTFont
-from support import NAV, REPO
+from support import NAV, nonempty_glob, REPO
 
 from scripts.ledger import claim_tests, quoted_values
 from scripts.pipeline.notebooks import chapter_snippets
@@ -22,7 +22,7 @@ PROJECT = Project()
 OUTSIDE = re.compile(r"^(https?:)?//")
 
 
-CHAPTERS = sorted(p.stem for p in PROJECT.docs.glob("*.md"))
+CHAPTERS = [p.stem for p in nonempty_glob(PROJECT.docs, "*.md")]
 
 
 @functools.cache
@@ -53,7 +53,7 @@ def test_every_chapter_is_in_the_nav_and_built(built_site):
                    zh="没有页面从站点之外加载脚本、样式表、字体或图片")
 def test_nothing_is_loaded_from_outside_the_site(built_site):
     offenders = []
-    for html in built_site.rglob("*.html"):
+    for html in nonempty_glob(built_site, "**/*.html"):
         soup = parsed(html)
         for tag, attribute in (("script", "src"), ("img", "src"), ("iframe", "src"), ("source", "src"), ("link", "href")):
             for element in soup.find_all(tag):
@@ -61,13 +61,13 @@ def test_nothing_is_loaded_from_outside_the_site(built_site):
                 is_navigation_link = tag == "link" and element.get("rel") in (["canonical"], ["alternate"])
                 if OUTSIDE.match(url) and not is_navigation_link:
                     offenders.append(f"{html.relative_to(built_site)}: <{tag} {attribute}={url}>")
-    for css in built_site.rglob("*.css"):
+    for css in nonempty_glob(built_site, "**/*.css"):
         offenders += [f"{css.name}: {u}" for u in re.findall(r"url\(['\"]?((?:https?:)?//[^)'\"]+)", css.read_text())]
     assert offenders == []
 
 
 def test_every_page_of_both_editions_defers_materials_bundle_and_then_site_js(built_site):
-    pages = sorted(built_site.rglob("index.html"))
+    pages = nonempty_glob(built_site, "**/index.html")
     assert len(pages) >= 2 * len(CHAPTERS)
     for path in pages:
         scripts = parsed(path).select("script[src]")
@@ -183,7 +183,7 @@ def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifes
 @pytest.mark.claim("Math is rendered when the site is built: pages ship KaTeX's CSS and fonts, not its JavaScript",
                    zh="数学公式在构建站点时渲染：页面附带 KaTeX 的 CSS 和字体，而不附带它的 JavaScript")
 def test_math_is_rendered_at_build_time_and_no_page_loads_katex_javascript(built_site):
-    for html in built_site.rglob("*.html"):
+    for html in nonempty_glob(built_site, "**/*.html"):
         soup = parsed(html)
         scripts = [s.get("src", "") + s.get_text()[:200] for s in soup.find_all("script")]
         assert not [s for s in scripts if "katex" in s.lower() or "mathjax" in s.lower()], html
@@ -201,9 +201,9 @@ def test_math_is_rendered_at_build_time_and_no_page_loads_katex_javascript(built
 def test_no_stylesheet_restyles_the_page_when_material_marks_a_palette_switch(built_site):
     """Material's script sets and removes <body data-md-color-switching> at every page load; a selector on it
     would make the browser restyle the whole page twice per load."""
-    palettes = sorted(built_site.glob("**/assets/stylesheets/palette.*.css"))
+    palettes = nonempty_glob(built_site, "**/assets/stylesheets/palette.*.css")
     assert len(palettes) == 2  # one per edition
-    for css in built_site.glob("**/*.css"):
+    for css in nonempty_glob(built_site, "**/*.css"):
         assert "data-md-color-switching" not in css.read_text(encoding="utf-8"), css
 
 
@@ -222,7 +222,7 @@ def test_figures_have_their_size_and_all_but_a_first_one_on_the_first_screens_lo
     """A page's first figure loads with the page (it may be the largest thing on the first screen), unless it lies in
     a chapter's blocks the browser may skip at load, screens below the first: then it loads lazily like the rest."""
     skipped_from = first_block_skipped_at_load()
-    notebooks = [f"notebooks/{p.stem}" for p in PROJECT.notebooks.glob("*.ipynb")]
+    notebooks = [f"notebooks/{p.stem}" for p in nonempty_glob(PROJECT.notebooks, "*.ipynb")]
     assert any(page_html(built_site, stem).select("article img") for stem in notebooks)
     eager_firsts = {True: 0, False: 0}
     for stem in CHAPTERS + [f"zh/{stem}" for stem in CHAPTERS if stem != "index"] + notebooks:
@@ -249,7 +249,7 @@ def test_notebook_figures_carry_their_chapters_alt_text(built_site, edition):
                 for img in page_html(built_site, stem).select("article img") if not img["src"].startswith("data:")}
 
     checked = 0
-    for notebook in PROJECT.notebooks.glob("*.ipynb"):
+    for notebook in nonempty_glob(PROJECT.notebooks, "*.ipynb"):
         chapter = alt_texts(edition + notebook.stem)
         for figure, alt in alt_texts(f"{edition}notebooks/{notebook.stem}").items():
             # The notebook shows the English figure; a Chinese chapter shows its Chinese twin (<label>.zh.svg).
@@ -260,7 +260,8 @@ def test_notebook_figures_carry_their_chapters_alt_text(built_site, edition):
 
 
 def test_no_figure_is_heavier_than_300_kb():
-    sizes = {p.relative_to(PROJECT.generated).as_posix(): p.stat().st_size for p in PROJECT.generated.glob("*/*/*.svg")}
+    figures = nonempty_glob(PROJECT.generated, "*/*/*.svg")
+    sizes = {p.relative_to(PROJECT.generated).as_posix(): p.stat().st_size for p in figures}
     assert {name: size for name, size in sizes.items() if size > 300_000} == {}
 
 
@@ -269,7 +270,7 @@ def test_math_fonts_keep_every_glyph_a_formula_draws_and_little_else(built_site,
     """The browser draws a formula's visible part (.katex-html) with KaTeX's fonts: each font of the edition must
     still hold every character of every formula that the original font holds. The fonts pages preload are cut."""
     root = built_site / edition
-    pages = [p for p in root.rglob("*.html") if edition or not p.relative_to(root).parts[0] == "zh"]
+    pages = [p for p in nonempty_glob(root, "**/*.html") if edition or not p.relative_to(root).parts[0] == "zh"]
     drawn, preloaded = set(), set()
     for page in pages:
         soup = parsed(page)
@@ -278,7 +279,7 @@ def test_math_fonts_keep_every_glyph_a_formula_draws_and_little_else(built_site,
         preloaded.update(link["href"].rsplit("/", 1)[1] for link in soup.select('link[rel=preload][as=font]'))
     assert {"∑", "√", "α"} & drawn and "KaTeX_Main-Regular.woff2" in preloaded
     original_size = served_size = 0
-    for original in sorted((REPO / "docs" / "assets" / "katex" / "fonts").glob("*.woff2")):
+    for original in nonempty_glob(REPO / "docs" / "assets" / "katex" / "fonts", "*.woff2"):
         served = root / "assets" / "katex" / "fonts" / original.name
         needed = {code for code in TTFont(original).getBestCmap() if chr(code) in drawn}
         assert needed <= set(TTFont(served).getBestCmap()), original.name
@@ -327,7 +328,7 @@ def heading_ids(soup):
                    zh="每个页面在 /zh/ 下都有 lang=zh 的中文对应页面，语言切换会跳转到同一页面")
 def test_every_page_has_a_chinese_twin_that_the_language_switch_links(built_site):
     chinese_site = built_site / "zh"
-    for stem in CHAPTERS + [f"notebooks/{p.stem}" for p in PROJECT.notebooks.glob("*.ipynb")]:
+    for stem in CHAPTERS + [f"notebooks/{p.stem}" for p in nonempty_glob(PROJECT.notebooks, "*.ipynb")]:
         english, chinese = page_html(built_site, stem), page_html(chinese_site, stem)
         assert english.html["lang"] == "en" and chinese.html["lang"] == "zh", stem
         for soup, folder, other in ((english, page_dir(built_site, stem), page_dir(chinese_site, stem)),
@@ -343,7 +344,7 @@ def toc_targets(soup):
 def test_the_twins_headings_have_the_same_anchors(built_site):
     """Chapters and notebooks: the language switch keeps the #anchor, so it must name the same section in both
     editions, and each table-of-contents link must reach its heading."""
-    for stem in CHAPTERS + [f"notebooks/{p.stem}" for p in PROJECT.notebooks.glob("*.ipynb")]:
+    for stem in CHAPTERS + [f"notebooks/{p.stem}" for p in nonempty_glob(PROJECT.notebooks, "*.ipynb")]:
         english, chinese = page_html(built_site, stem), page_html(built_site / "zh", stem)
         assert heading_ids(chinese) == heading_ids(english), f"zh/{stem}: the anchors no longer pair with the English"
         assert toc_targets(chinese) == toc_targets(english), f"zh/{stem}: its table of contents links other anchors"
