@@ -21,24 +21,20 @@ none is shown as written, and the Chinese page says how many those are.
 """
 
 import ast
-import fcntl
-import hashlib
 import json
 import logging
 import os
 import re
 from collections import Counter, defaultdict
 
-from scripts.pipeline.build import plan
-from scripts.pipeline.notebooks import chapter_title
+from scripts.pipeline.check import freshness
+from scripts.pipeline.notebook_markdown import chapter_title
 from scripts.pipeline.project import git
-from scripts.pipeline.keys import builder_version, library_versions
 from scripts.pipeline.published import values
 from scripts.pipeline.references import read_page
 
 RESULTS = ".cache/test-results.json"  # the last complete run; only tests/conftest.py writes it
 PARTIAL = ".cache/test-results-partial.json"  # the run in progress, or the last run that was not complete
-FRESHNESS = ".cache/ledger-freshness.json"  # each snippet's status, with the fingerprint of what it was computed from
 REQUIRE = "LEDGER_REQUIRE_STATUSES"  # set by `make publish`: a ledger without statuses is a build warning
 log = logging.getLogger("mkdocs.ledger")
 STATUS = {"passed": "✅ verified", "failed": "❌ failed", "skipped": "⏭ skipped", None: "❔ no outcome recorded"}
@@ -283,45 +279,6 @@ def claims_table(project, repo_blob=None, language="en"):
     return "\n".join(lines) + "\n"
 
 
-def _fingerprint(project):
-    """A hash of everything ``plan`` reads to decide whether a snippet is fresh: every file under snippets/ and
-    under the generated folder (the manifests and the output files they list), the builder's version and the
-    library versions. Reading the files is cheap; parsing their imports, as ``plan`` does, is not."""
-    h = hashlib.sha256()
-    h.update(json.dumps([str(project.generated), builder_version(), library_versions()]).encode())
-    for folder in (project.snippets, project.generated):
-        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            h.update(f"\0{path.relative_to(project.root).as_posix()}\0".encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()
-
-
-def snippet_freshness(project):
-    """{snippet: whether its committed outputs match its current sources}, by ``make check``'s cache key.
-
-    Computed by ``plan`` once for a given state of the sources and outputs, then read from .cache/ while their
-    fingerprint is unchanged: the two editions, built in two processes at once, compute it once between them (a
-    lock makes the second wait for the first), and a rebuild that changed nothing computes nothing. Any change to a
-    snippet, a library module, an output, the builder or a library version changes the fingerprint, so a status
-    is never read from a record of other sources."""
-    record = project.root / FRESHNESS
-    record.parent.mkdir(parents=True, exist_ok=True)
-    with open(record.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        fingerprint = _fingerprint(project)
-        try:
-            saved = json.loads(record.read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError):
-            saved = {}
-        if saved.get("fingerprint") == fingerprint:
-            return saved["fresh"]
-        fresh = {p.name: not p.stale for p in plan(project)}
-        partial = record.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps({"fingerprint": fingerprint, "fresh": fresh}), encoding="utf-8")
-        os.replace(partial, record)
-        return fresh
-
-
 def _value_text(entry, language):
     """A published value as the page in ``language`` quotes it: a text value's Chinese, where the snippet gave one."""
     return entry.get("zh", entry["text"]) if language == "zh" else entry["text"]
@@ -331,7 +288,7 @@ def values_table(project, language="en"):
     """The quoted-values section of the ledger in ``language``: one block per chapter, one line per snippet it
     quotes from."""
     words = WORDS[language]
-    fresh = snippet_freshness(project)
+    fresh = freshness(project)
     quotes = quoted_values(project)
     by_page = defaultdict(lambda: defaultdict(list))
     for page, snippet, name in quotes:

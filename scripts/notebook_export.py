@@ -36,6 +36,9 @@ from nbconvert.exporters.templateexporter import TemplateExporter, default_filte
 from nbconvert.filters.strings import _convert_header_id
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
+from scripts.build_cache import cached
+from scripts.pipeline.notebooks import notebook_script
+
 WRITTEN_FOR = "0.26."  # the mkdocs-jupyter versions whose nb2html and nb2md these reproduce
 HTML_TEMPLATE, MARKDOWN_TEMPLATE = "mkdocs_html/notebook.html.j2", "mkdocs_md/md-no-codecell.md.j2"
 IMAGE_WITHOUT_ALT = re.compile(r"<img(?![^>]*\balt=)([^>]*)>")
@@ -177,3 +180,13 @@ def keep_cache_of_pages_not_rebuilt(plugin):
     """A dirty build renders only the changed notebooks; mkdocs-jupyter would then delete the cached pages of all
     the others as unused. Count every cached page as used (called after the plugin's on_pre_build reset them)."""
     plugin._used_cache_paths.update(Path(plugin.config["cache_dir"]).glob("*.json"))
+
+
+def write_scripts(docs_dir, site_dir):
+    """Beside each notebook of ``docs_dir`` the site serves, the same cells as a plain script
+    (``notebooks/<stem>/<stem>.py``: derived, never committed)."""
+    for notebook in sorted((Path(docs_dir) / "notebooks").glob("*.ipynb")):
+        script = Path(site_dir) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(cached("notebook-script", notebook.read_bytes(), lambda: notebook_script(notebook)),
+                          encoding="utf-8")

@@ -10,7 +10,9 @@ import base64
 import hashlib
 import html
 import re
+from pathlib import Path
 
+from scripts.chapter_markdown import inline_values
 from scripts.pipeline.references import read_page
 
 DATA_SVG = re.compile(r'<img alt="[^"]*" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=\s]+)"')
@@ -50,3 +52,12 @@ def link_figures(page_html, generated, alt_texts, prefix="../../"):
         return f'<img alt="{alt}" src="{prefix}{path}"'
 
     return DATA_SVG.sub(replace, page_html)
+
+
+def chapter_figures(page_html, src_path, docs_dir, project):
+    """A notebook page's figures (``src_path``: notebooks/<stem>.ipynb) linked to the committed files, described
+    by the alt texts of its chapter, the page <stem>.md of ``docs_dir`` (none when there is no such page)."""
+    chapter = Path(docs_dir) / f"{Path(src_path).stem}.md"
+    markdown = chapter.read_text(encoding="utf-8") if chapter.exists() else ""
+    markdown = inline_values(markdown, project, chapter.name)
+    return link_figures(page_html, project.generated, chapter_alt_texts(markdown))
