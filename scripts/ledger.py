@@ -1,23 +1,15 @@
 """The verification ledger: what the site claims, what backs each claim, and its status at this commit.
 
-Two kinds of backing, both found in the code, never listed by hand:
-- tests marked ``@pytest.mark.claim("...")`` (found by reading tests/**/test_*.py); their status comes from the record
-  that tests/conftest.py writes, and only from a complete run (the whole suite, nothing selected away) of the
-  very commit the page is built from, with no uncommitted change on either side. Anything else leaves the
-  claims without a status and says why in one sentence;
-- values that chapters quote as ``{{ chapter.what.value }}``; their status says whether the snippet's committed
-  outputs match its current sources (the same cache key ``make check`` uses). The keys are computed once for the
-  sources as they are (``snippet_freshness``) and kept in .cache/, so the two editions' builds and every rebuild of
-  `mkdocs serve` that changed nothing reuse them instead of computing them again.
+- Claims: tests marked ``@pytest.mark.claim("...")``, found by reading tests/**/test_*.py. Their statuses come only
+  from the record tests/conftest.py writes of a complete run (the whole suite) of the very commit the page is built
+  from, with no uncommitted change on either side; otherwise no claim shows a status and one sentence says why.
+  Each claim names its test (``tests/<file>.py::<function>``), linked to its line under ``extra.repo_blob``.
+- Values: what chapters quote as ``{{ chapter.what.value }}``; a snippet's status is the pipeline's answer to
+  whether its committed outputs match its sources (``scripts.pipeline.check.freshness``, as `make check`).
 
-Each claim names the test that backs it (``tests/<file>.py::<function>``) so a reader can judge the pairing; with
-``repo_blob`` (mkdocs.yml's ``extra.repo_blob``, as in scripts/provenance.py) the name links that test's source
-line. Both lists are grouped (claims by test file, values by chapter) into collapsed blocks; a group with a
-failure opens by itself.
-
-Both editions render the same lists with the same counts, each in its language (``WORDS``). A claim shows its
-marker's ``zh="..."`` text on the Chinese page (``@pytest.mark.claim("...", zh="...")``); a claim whose marker has
-none is shown as written, and the Chinese page says how many those are.
+Both lists are grouped (claims by test file, values by chapter) into collapsed blocks; a group with a problem
+opens by itself. Both editions show the same lists and counts, each in its language (``WORDS``); the Chinese page
+shows a claim's ``zh="..."`` text, and a marker without one is a warning (the strict build fails).
 """
 
 import ast

@@ -1,9 +1,9 @@
 """Notebook pages show their figures as the committed SVG files, described by the chapter's alt text.
 
-A notebook carries each figure inline (so a downloaded notebook is complete), and mkdocs-jupyter renders it as
-a base64 ``data:`` image with the alt text "No description has been provided for this image". On the site the
-same bytes already exist as docs/generated/<chapter>/<what>/<figure>.svg, so the page links that file instead (cached
-once, loaded lazily) and uses the alt text the chapter gives the same figure.
+A notebook carries each figure inline (so a downloaded notebook is complete), and mkdocs-jupyter renders it as a
+base64 ``data:`` image with the alt text "No description has been provided for this image". The same bytes exist
+as docs/generated/<chapter>/<what>/<figure>.svg, so the page links that file instead (cached once, loaded lazily)
+with the alt text the chapter gives the same figure.
 """
 
 import base64
