@@ -181,5 +181,5 @@ def write_scripts(docs_dir, site_dir):
     for notebook in sorted((Path(docs_dir) / "notebooks").glob("*.ipynb")):
         script = Path(site_dir) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
         script.parent.mkdir(parents=True, exist_ok=True)
-        script.write_text(cached("notebook-script", notebook.read_bytes(), lambda: notebook_script(notebook)),
-                          encoding="utf-8")
+        text = cached("notebook-script", notebook.read_bytes(), functools.partial(notebook_script, notebook))
+        script.write_text(text, encoding="utf-8")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path: make `scripts` importable
 
-from scripts import chapter_markdown, editions, provenance, search_text  # noqa: E402
-from scripts.pipeline.project import REPO, Project  # noqa: E402
+from scripts import chapter_markdown, editions, provenance, search_text
+from scripts.pipeline.project import REPO, Project
 
 
 def on_page_markdown(markdown, page, config, files):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path: make `scripts` importable
 
-from scripts import material_workarounds, search_text  # noqa: E402
+from scripts import material_workarounds, search_text
 
 
 def on_config(config):

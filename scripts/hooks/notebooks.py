@@ -8,8 +8,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path: make `scripts` importable
 
-from scripts import notebook_export, notebook_figures  # noqa: E402
-from scripts.pipeline.project import Project  # noqa: E402
+from scripts import notebook_export, notebook_figures
+from scripts.pipeline.project import Project
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path: make `scripts` importable
 
-from scripts import fast_pages  # noqa: E402
+from scripts import fast_pages
 
 log = logging.getLogger("mkdocs.hooks.page_weight")
 

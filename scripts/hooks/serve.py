@@ -7,8 +7,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path: make `scripts` importable
 
-from scripts import editions, serve_rebuilds  # noqa: E402
-from scripts.pipeline.project import REPO  # noqa: E402
+from scripts import editions, serve_rebuilds
+from scripts.pipeline.project import REPO
 
 
 class Serve:
