@@ -86,7 +86,7 @@ def test_the_snippets_rerun_at_the_first_build_and_after_a_snippet_edit_only(tmp
     (docs / "softmax.md").write_text("# Softmax\n\n--8<-- \"docs/generated/softmax/definition/stdout.txt\"\n")
     runs = []
 
-    def pipeline(command, cwd):  # the pipeline's build rewrites the snippet's output
+    def pipeline(command, **options):  # the pipeline's build rewrites the snippet's output
         runs.append(command[-1])
         os.utime(output, ns=(len(runs), len(runs)))
         return subprocess.CompletedProcess(command, 0)
