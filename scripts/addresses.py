@@ -1,16 +1,11 @@
-"""Where each page lives on the web: the edition's address (``site_url``), and each page naming its twin in the other
-language, so a search engine sees /x/ and /zh/x/ as one page in two languages.
+"""Where each page lives on the web: the edition's address, and each page's hreflang links to its twin in the
+other language, so a search engine sees /x/ and /zh/x/ as one page in two languages.
 
-``site_url`` comes from the environment (``SITE_URL`` in mkdocs.yml), which `make deploy` and the publish workflow
-set to the root of the published site; mike's plugin, which `mike deploy` adds to the English build, appends the
-version. The English edition lives at that address, the Chinese one at its ``zh/`` (the folder scripts/editions.py
-moves it into). With an address, MkDocs writes every page into sitemap.xml and gives it a canonical link, and
-head_links gives it one <link rel="alternate" hreflang> per language plus ``x-default`` (the English page).
-
-Without ``SITE_URL`` (`make site`, `make serve`'s Chinese edition, a plain `mkdocs build`) a build makes no absolute
-address at all: no canonical link, no hreflang links (search engines ignore relative ones), and sitemap.xml is an
-empty <urlset>, as MkDocs writes it; links stay relative, so the site works offline and from any folder, and the
-language switch (relative, scripts/editions.py) still leads to the twin.
+``site_url`` comes from ``SITE_URL`` (mkdocs.yml; `make deploy` and the publish workflow set it, mike appends the
+version). The English edition lives at that address, the Chinese one at its ``zh/``. With an address every page
+gets a canonical link (from MkDocs) and, from ``head_links``, one <link rel="alternate" hreflang> per language
+plus ``x-default`` (the English page). Without one the build writes no absolute address at all (no canonical or
+hreflang link, an empty sitemap.xml): links stay relative, so the site works offline and from any folder.
 """
 
 import os

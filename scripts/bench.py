@@ -1,22 +1,15 @@
 """Wall-clock benchmarks: naive vs tiled attention, and multi_head_attention vs the matrix products inside it.
 
-    python -m scripts.bench                  # full run (under a minute), writes docs/measured/
+    python -m scripts.bench                  # full run, writes docs/measured/
     python -m scripts.bench --quick --out D  # tiny sizes, a few repeats (the test suite uses this)
     python -m scripts.bench --render         # rewrite both Markdown files from bench.json, measuring nothing
-    OPENBLAS_NUM_THREADS=2 python -m scripts.bench   # let BLAS use 2 threads (default here: 1)
+    OPENBLAS_NUM_THREADS=2 python -m scripts.bench   # let BLAS use 2 threads (default: 1)
 
-Timings depend on the machine, so they are NOT part of the byte-checked build:
-this script writes docs/measured/bench.json (raw medians, settings, machine,
-date), docs/measured/bench.md (the tables the Benchmarks page includes) and
-docs/measured/bench.zh.md (the same tables and machine line in Chinese, for
-the Chinese page), and the pages say on which machine and on which date they
-were measured.
-Every time is the median of several repeats of time.perf_counter around a
-batch of calls, divided by the batch size. BLAS runs on one thread unless a
-*_NUM_THREADS variable says otherwise: on a shared machine, several BLAS
-threads fighting other processes for the cores make small matrix products
-erratic, and one thread measures the code rather than the scheduler. The load
-average at the start and at the end is saved with the results.
+Timings depend on the machine, so they are not part of the byte-checked build. It writes docs/measured/bench.json
+(raw medians, settings, machine, date, load average at start and end), bench.md and bench.zh.md (the tables each
+edition's Benchmarks page includes, saying on which machine and date they were measured). Every time is the
+median of several repeats of a timed batch of calls, divided by the batch size; BLAS runs on one thread unless a
+*_NUM_THREADS variable says otherwise, so a time measures the code rather than the scheduler.
 """
 
 import argparse

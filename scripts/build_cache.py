@@ -1,11 +1,9 @@
-"""Results of the build's slow pure functions, kept across builds under the digest of what they are computed from.
+"""Results of the build's slow pure functions, kept across builds in .cache/build/ under the digest of what they
+are computed from: their inputs, the installed libraries that compute them and the build's code (scripts/).
 
-A formula's KaTeX HTML, a notebook stylesheet's parsed rules, a cut-down font, a page's search entries and a
-notebook's plain-script twin depend only on their inputs, the installed libraries that compute them and the
-build's code: the key is the
-digest of all of them, so an unchanged input is computed once (also for the other edition, which builds at the
-same time in its own process) and a changed one is never served a stale result. Entries are written whole
-(to a temporary file, then renamed), so a reader never sees half of one. ``make clean`` removes .cache/.
+An unchanged input is computed once (also for the other edition, which builds at the same time in its own
+process) and a changed one is never served a stale result. Entries are written whole (to a temporary file, then
+renamed), so a reader never sees half of one. ``make clean`` removes .cache/.
 """
 
 import functools

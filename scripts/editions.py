@@ -15,7 +15,7 @@ from pathlib import Path
 import mkdocs
 from mkdocs.exceptions import Abort
 
-CHINESE_CONFIG = "mkdocs.zh.yml"
+CHINESE_CONFIG, CHINESE_DOCS = "mkdocs.zh.yml", "docs-zh"
 GENERATOR = mkdocs.__name__  # "mkdocs", or "properdocs" when ProperDocs runs this build
 log = logging.getLogger("mkdocs.hooks.editions")
 
@@ -31,6 +31,12 @@ def own_notebook_cache(config):
     if edition(config) == "zh" and "mkdocs-jupyter" in config.plugins:
         jupyter = config.plugins["mkdocs-jupyter"].config
         jupyter["cache_dir"] = jupyter["cache_dir"].rstrip("/") + "-zh"
+
+
+def folders(config):
+    """[(docs_dir, site_dir)] of both editions as the English build (``config``) lays them out."""
+    site_dir, chinese_docs = Path(config["site_dir"]), Path(config.config_file_path).with_name(CHINESE_DOCS)
+    return [(Path(config["docs_dir"]), site_dir), (chinese_docs, site_dir / "zh")]
 
 
 def language_switch(roots, page_url):

@@ -1,27 +1,17 @@
-"""What makes pages fast on a phone: plain functions over a page's HTML and over the built site, whatever the theme
-or the generator (scripts/mkdocs_hooks.py calls them; a post-build step could). The workarounds of Material's own
-markup, stylesheets and scripts are in scripts/material_workarounds.py.
+"""What keeps pages light on a phone: plain functions over a page's HTML and over the built site, whatever the
+theme or the generator (scripts/hooks/page_weight.py calls them). Material's own markup, stylesheets and scripts
+are scripts/material_workarounds.py's.
 
-- Math is rendered to KaTeX HTML (and MathML for screen readers) by pykatex, so pages ship KaTeX's CSS and fonts
-  but none of its JavaScript: the arithmatex output of chapters (``\\(...\\)``, ``\\[...\\]``) and the ``$...$``
-  math in notebook Markdown cells. A formula KaTeX cannot parse is an error naming the page.
-- Pages with math preload every KaTeX font their formulas use (found from the rules of KaTeX's own stylesheet), so
-  no formula is laid out first with a fallback font and then shifted when its font arrives.
-- Each KaTeX font keeps only the glyphs of the characters the site's formulas draw (collected in a MathFonts as
-  the pages are rendered, each formula's characters read once from its KaTeX HTML), so a phone downloads a
-  fraction of each font.
-- Figures get their width and height (from the SVG file) so the page does not jump while they load; every figure
-  after a page's first loads lazily, and so does a chapter's first when it lies in the blocks the browser may skip
-  (site.css): reading a figure of a thousand glyphs was one of the longest tasks of a page's load, for a figure
-  screens below the first.
-- Notebook pages inline JupyterLab's whole stylesheet (about 590 KB, thousands of rules the browser would match
-  against every element); each page keeps only the rules whose selectors name classes it has.
-- Notebook code cells may scroll sideways, so each one takes the keyboard focus.
-- The page's scripts (Material's bundle, then site.js) are deferred: they run in order once the page is parsed,
-  in a task of their own. A script at the end of <body> runs inside the parser's last task; Material's bundle
-  reads the layout as it starts, so that task also laid out the whole page, a long task after the first paint.
-- The search index gets prose only: code blocks and program output, rendered math and whole notebook pages (they
-  repeat their chapter's code) are left out; it is written as UTF-8, not as ASCII escapes.
+- Math is rendered to KaTeX HTML (and MathML) at build time: chapters' arithmatex output and the ``$...$`` of
+  notebook Markdown cells; a formula KaTeX cannot parse is an error naming the page. No KaTeX JavaScript.
+- A page with math preloads the KaTeX fonts its formulas use, and each font keeps only the glyphs the site's
+  formulas draw (collected in a MathFonts as the pages are rendered).
+- Figures get their width and height from the SVG file; every figure after a page's first loads lazily, and so
+  does the first when it lies in the blocks the browser may skip (site.css).
+- Notebook pages keep only the JupyterLab CSS rules whose selectors name classes they have; their code cells take
+  the keyboard focus (they may scroll sideways).
+- The page's scripts are deferred: they run in order once the page is parsed.
+- The search index gets prose only (no code, program output, rendered math or notebook page), written as UTF-8.
 """
 
 import functools

@@ -1,46 +1,33 @@
 """The verification ledger: what the site claims, what backs each claim, and its status at this commit.
 
-Two kinds of backing, both found in the code, never listed by hand:
-- tests marked ``@pytest.mark.claim("...")`` (found by reading tests/**/test_*.py); their status comes from the record
-  that tests/conftest.py writes, and only from a complete run (the whole suite, nothing selected away) of the
-  very commit the page is built from, with no uncommitted change on either side. Anything else leaves the
-  claims without a status and says why in one sentence;
-- values that chapters quote as ``{{ chapter.what.value }}``; their status says whether the snippet's committed
-  outputs match its current sources (the same cache key ``make check`` uses). The keys are computed once for the
-  sources as they are (``snippet_freshness``) and kept in .cache/, so the two editions' builds and every rebuild of
-  `mkdocs serve` that changed nothing reuse them instead of computing them again.
+- Claims: tests marked ``@pytest.mark.claim("...")``, found by reading tests/**/test_*.py. Their statuses come only
+  from the record tests/conftest.py writes of a complete run (the whole suite) of the very commit the page is built
+  from, with no uncommitted change on either side; otherwise no claim shows a status and one sentence says why.
+  Each claim names its test (``tests/<file>.py::<function>``), linked to its line under ``extra.repo_blob``.
+- Values: what chapters quote as ``{{ chapter.what.value }}``; a snippet's status is the pipeline's answer to
+  whether its committed outputs match its sources (``scripts.pipeline.check.freshness``, as `make check`).
 
-Each claim names the test that backs it (``tests/<file>.py::<function>``) so a reader can judge the pairing; with
-``repo_blob`` (mkdocs.yml's ``extra.repo_blob``, as in scripts/provenance.py) the name links that test's source
-line. Both lists are grouped (claims by test file, values by chapter) into collapsed blocks; a group with a
-failure opens by itself.
-
-Both editions render the same lists with the same counts, each in its language (``scripts/words/<language>.toml``).
-A claim shows its marker's ``zh="..."`` text on the Chinese page (``@pytest.mark.claim("...", zh="...")``); a claim
-whose marker has none is shown as written, and the Chinese page says how many those are.
+Both lists are grouped (claims by test file, values by chapter) into collapsed blocks; a group with a problem
+opens by itself. Both editions show the same lists and counts, each in its language (``scripts/words/``); the
+Chinese page shows a claim's ``zh="..."`` text, and a marker without one is a warning (the strict build fails).
 """
 
 import ast
-import fcntl
-import hashlib
 import json
 import logging
 import os
 import re
 from collections import Counter, defaultdict
 
-from scripts.pipeline.build import plan
-from scripts.pipeline.notebooks import chapter_title
+from scripts.pipeline.check import freshness
+from scripts.pipeline.notebook_markdown import chapter_title
 from scripts.pipeline.project import git
-from scripts.pipeline.keys import builder_version, library_versions
 from scripts.pipeline.published import values
 from scripts.pipeline.references import read_page
-from scripts.pipeline.store import write_atomic
 from scripts.words import plural, words as words_in
 
 RESULTS = ".cache/test-results.json"  # the last complete run; only tests/conftest.py writes it
 PARTIAL = ".cache/test-results-partial.json"  # the run in progress, or the last run that was not complete
-FRESHNESS = ".cache/ledger-freshness.json"  # each snippet's status, with the fingerprint of what it was computed from
 REQUIRE = "LEDGER_REQUIRE_STATUSES"  # set by `make publish`: a ledger without statuses is a build warning
 log = logging.getLogger("mkdocs.ledger")
 STATUSES = ("passed", "failed", "skipped", None)  # in the order a tally lists them
@@ -217,43 +204,6 @@ def claims_table(project, repo_blob=None, language="en"):
     return "\n".join(lines) + "\n"
 
 
-def _fingerprint(project):
-    """A hash of everything ``plan`` reads to decide whether a snippet is fresh: every file under snippets/ and
-    under the generated folder (the manifests and the output files they list), the builder's version and the
-    library versions. Reading the files is cheap; parsing their imports, as ``plan`` does, is not."""
-    h = hashlib.sha256()
-    h.update(json.dumps([str(project.generated), builder_version(), library_versions()]).encode())
-    for folder in (project.snippets, project.generated):
-        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            h.update(f"\0{path.relative_to(project.root).as_posix()}\0".encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()
-
-
-def snippet_freshness(project):
-    """{snippet: whether its committed outputs match its current sources}, by ``make check``'s cache key.
-
-    Computed by ``plan`` once for a given state of the sources and outputs, then read from .cache/ while their
-    fingerprint is unchanged: the two editions, built in two processes at once, compute it once between them (a
-    lock makes the second wait for the first), and a rebuild that changed nothing computes nothing. Any change to a
-    snippet, a library module, an output, the builder or a library version changes the fingerprint, so a status
-    is never read from a record of other sources."""
-    record = project.root / FRESHNESS
-    record.parent.mkdir(parents=True, exist_ok=True)
-    with open(record.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        fingerprint = _fingerprint(project)
-        try:
-            saved = json.loads(record.read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError):
-            saved = {}
-        if saved.get("fingerprint") == fingerprint:
-            return saved["fresh"]
-        fresh = {p.name: not p.stale for p in plan(project)}
-        write_atomic(record, json.dumps({"fingerprint": fingerprint, "fresh": fresh}))
-        return fresh
-
-
 def _value_text(entry, language):
     """A published value as the page in ``language`` quotes it: a text value's Chinese, where the snippet gave one."""
     return entry.get("zh", entry["text"]) if language == "zh" else entry["text"]
@@ -263,7 +213,7 @@ def values_table(project, language="en"):
     """The quoted-values section of the ledger in ``language``: one block per chapter, one line per snippet it
     quotes from."""
     words = words_in(language, "ledger")
-    fresh = snippet_freshness(project)
+    fresh = freshness(project)
     quotes = quoted_values(project)
     by_page = defaultdict(lambda: defaultdict(list))
     for page, snippet, name in quotes:

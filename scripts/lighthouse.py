@@ -1,20 +1,12 @@
 """`make lighthouse`: Lighthouse scores of every chapter and notebook page, as a phone reader would see them.
 
-Serves the built site (default `site/`) on 127.0.0.1 with gzip, as a static host would, runs Lighthouse 12.2.3
-from npm (`npx`, default mobile settings) with the installed Chromium on each page, and prints each page's
-performance and accessibility scores next to the targets: performance >= 95 on chapter pages, >= 90 on notebook
-pages, accessibility 100. Exits 1 when a page misses a target. Not a timed test: scores depend on the machine.
-
     python -m scripts.lighthouse [--site site] [--runs N] [--report-dir DIR] [page ...]
 
-Scores move by several points from one run to the next on a shared machine: ``--runs 3`` audits each page three
-times and judges the median.
-
-Chromium sees the Chinese font the project installs (Noto Sans SC, from PyPI), as a Chinese reader's phone has one
-(Android ships Noto Sans CJK). A machine without any CJK font draws every Chinese character as a missing-glyph box
-and asks the system for a fallback font character by character: the Chinese pages' layout then takes far longer
-than their English twins', a cost no Chinese reader pays.
-
+Serves the built site (default `site/`) on 127.0.0.1 with gzip, as a static host would, runs Lighthouse 12.2.3
+(`npx`, default mobile settings) with the installed Chromium on each page, and prints each page's performance and
+accessibility scores next to the targets: performance >= 95 on chapter pages, >= 90 on notebook pages,
+accessibility 100. Exits 1 when a page misses one. ``--runs N`` judges each page by the median of N audits.
+Chromium is given the Chinese font the project installs (Noto Sans SC), as a Chinese reader's phone has one.
 A page is named by its path in the site: `scaled-dot-product/`, `notebooks/softmax/`, `` (home).
 """
 

@@ -1,62 +1,14 @@
 """Every workaround of Material for MkDocs' internals, in one place, each with a guard on its target.
 
-The site works without them, only slower: delete this module and overrides/partials/early_script.html and it
-still builds and renders (tests/build/test_material_workarounds.py builds it so). Each workaround rewrites
-something Material generates (its markup, its compiled stylesheets) or relies on how its bundle behaves, so each
-has a guard: when its target is missing from the installed Material, the build stops with TargetMissing, which
-names the workaround and the target. check_version() stops the build on a Material other than the one they
-were written for.
+Each workaround rewrites something Material generates (its markup, compiled stylesheets, script bundle, search
+plugin) or relies on how it behaves. ``check_targets`` guards them all: when a target is missing from the installed
+Material, the build stops with TargetMissing naming the workaround and the target; ``check_version`` stops it on a
+Material other than the one they were written for. ``WORKAROUNDS`` names them; each function's docstring says what
+its workaround does and why, and the four that live in other files say so there (early_script and
+language_selector in overrides/partials/, site_css in site.css, search_dialog_name in site.js).
 
-- tables_in_scroll_wrappers / style_wrapped_tables_as_material_does: every Markdown table is built inside the
-  scrolling wrapper Material's script would move it into after load (a move that restyled the whole table, 1,471
-  elements on the notation page), marked so the script leaves it be; Material's rules for bare tables in
-  main.*.min.css are extended to the marked ones. The wrapper takes the keyboard focus (it may scroll sideways).
-- keep_page_loads_from_restyling_twice: palette.*.min.css stops transitions below an attribute Material's script
-  sets on <body> and removes again at every page load; the browser restyles the whole page for each change. That
-  rule is dropped, so a switch between light and dark fades the colours (Material's short transitions) instead.
-- code_reachable_by_keyboard: with ``content.lazy`` Material sets up a code block (and gives it its tabindex)
-  only when it scrolls into view, so each block is made focusable at build time.
-- drop_head_alternates: the <link rel="alternate" hreflang> Material puts in the head takes the language switch's
-  link, which the hooks made relative to the page: search engines ignore relative alternates, and Material's
-  script would fetch a sitemap.xml beside each. They are dropped; scripts/addresses.py writes absolute ones, with
-  x-default, when the site has an address (and the hooks point the switch at the same page).
-- first_paint_once_parsed: Material's inline scripts (in the head, and the palette's at the top of <body>) follow
-  the stylesheets, so the parser waits for them, then parses the body in chunks, and the browser may paint
-  between two: a table drawn with part of its rows widened its columns when the rest arrived (the rows of
-  zh/notation moved, a layout shift of 0.07, under CPU load). A <link rel="expect" blocking="render"> holds the
-  first paint until the parser reaches Material's configuration script, at the end of <body>.
-- early_script (overrides/partials/early_script.html, in the head): marks <html> as scripted before the body is
-  parsed, keeps out the <meta name="color-scheme"> Material's palette script adds (each of those restyled the
-  whole page), and holds the search index request (an XMLHttpRequest) until the reader opens search.
-- language_selector (overrides/partials/alternate.html): Material's language selector with each link used as the
-  hooks made it (relative to the page), not passed through MkDocs' ``url`` filter again.
-- site_css (docs/assets/stylesheets/site.css): the root takes the palette's colour scheme from
-  <body data-md-color-scheme> (the meta early_script keeps out said it), and the blocks of
-  ``.md-content__inner`` are skipped off screen (``content-visibility``).
-- search_dialog_name (docs/assets/javascripts/site.js): Material's search dialog (``.md-search``) gets the
-  accessible name of its search box (``.md-search__input``, whose aria-label Material words in the page's language).
-- search_entries_by_content: the search plugin parses each page's HTML with a pure-Python parser (and cuts the
-  Chinese text into words with jieba), about a third of a warm build; a page's entries depend only on its HTML,
-  address, title, table of contents, search metadata and the plugin's configuration (dictionaries included), so
-  they are kept in the build cache (scripts/build_cache.py) under those.
-- glossary_words_in_search: the plugin reads its jieba user dictionary (``jieba_dict_user``) as it is configured,
-  before the hooks run; the hooks write that dictionary from the glossary (scripts/search_text.py) at each build,
-  so they set the option and let the plugin configure itself again. (Without it, compound terms are cut apart.)
-- search_excludes_whole_elements: the plugin's parser ends a ``data-search-exclude`` at the first closing tag of
-  the same name inside it (it compares elements by tag name), so everything after the first inner </span> of a
-  rendered formula went into the index (the heading 缩放点积注意力与 √d_k was titled "缩放点积注意力与 dk"); the whole
-  element is left out instead.
-- query_keeps_whole_words: the search worker cuts a Chinese query into the longest words of the index, but never
-  tries a word that ends where the query ends, so 层归一化 was searched as 层 (and 位置编码 as 位置); the worker in
-  the built site tries those too.
-- alternates_left_to_crawlers: Material's script fetches sitemap.xml beside every <link rel="alternate"> of the
-  page and reroutes clicks on links into it; the hreflang alternates of scripts/addresses.py name the twin page
-  (not an edition's root, as Material's do), so each would be a request for a sitemap that is not there. The
-  bundle in the built site looks only at alternates without ``hreflang``: none.
-- code_buttons_not_a_landmark: Material's script puts each code block's copy button in a <nav>, a navigation
-  landmark with no name: on a page with two code blocks set up, axe reports landmarks that are not unique
-  (landmark-unique), and a screen reader lists a "navigation" per block. The bundle in the built site makes it a
-  <div> with the same class (Material's stylesheets select it by class only).
+scripts/hooks/material_workarounds.py calls them: without that hook (one line of mkdocs.yml) and
+overrides/partials/early_script.html the site still builds and works, with Material's own markup, only slower.
 """
 
 import re
@@ -189,8 +141,9 @@ def check_targets(material=MATERIAL, overrides=OVERRIDES):
 
 
 def tables_in_scroll_wrappers(page_html):
-    """Put each Markdown table (a bare ``<table>``) in Material's scrolling wrapper, as its script would after load,
-    with a class that keeps the script's hands off it (it wraps only ``table:not([class])``)."""
+    """Put each Markdown table (a bare ``<table>``) in Material's scrolling wrapper, as its script would after load
+    (a move that restyles the whole table), with a class that keeps the script's hands off it (it wraps only
+    ``table:not([class])``). The wrapper takes the keyboard focus: it may scroll sideways."""
     return TABLE.sub(lambda m: '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table">'
                                f'<table class="{WRAPPED_TABLE}">{m.group(1)}</table></div></div>', page_html)
 
@@ -205,14 +158,18 @@ def code_reachable_by_keyboard(page_html):
 
 
 def drop_head_alternates(page_html, alternates):
-    """Drop the head's <link rel="alternate" hreflang> (one per entry of ``extra.alternate``)."""
+    """Drop the head's <link rel="alternate" hreflang> (one per entry of ``extra.alternate``): each takes the
+    language switch's link, which is relative to the page; search engines ignore relative alternates, and
+    Material's script would fetch a sitemap.xml beside each. scripts/addresses.py writes absolute ones instead."""
     require("drop_head_alternates", len(HEAD_ALTERNATE.findall(page_html)) >= len(alternates),
             "a <link rel=alternate hreflang> per language", "the page's head")
     return HEAD_ALTERNATE.sub("", page_html)
 
 
 def first_paint_once_parsed(page_html):
-    """Hold the first paint until the parser has read the page down to Material's configuration script."""
+    """Hold the first paint until the parser has read the page down to Material's configuration script, at the end
+    of <body>: Material's inline scripts make the parser read the body in chunks, and a paint between two drew a
+    table with part of its rows, whose columns widened when the rest arrived (a layout shift)."""
     require("first_paint_once_parsed", CONFIG_SCRIPT in page_html, "the configuration script", "the page")
     first = page_html.index(FIRST_STYLESHEET)
     return page_html[:first] + '<link rel="expect" href="#__config" blocking="render">' + page_html[first:]
@@ -224,33 +181,40 @@ def page_content(page_html):
 
 
 def keep_page_loads_from_restyling_twice(site_dir, material=MATERIAL):
-    """Drop the palette stylesheet's rule keyed on <body data-md-color-switching>."""
+    """Drop the palette stylesheet's rule keyed on <body data-md-color-switching>, an attribute Material's script
+    sets and removes at every page load, each change restyling the whole page. A switch between light and dark
+    then fades the colours (Material's short transitions)."""
     for path in sorted(Path(site_dir, "assets", "stylesheets").glob("palette.*.css")):
         css = (material / "assets" / "stylesheets" / path.name).read_text(encoding="utf-8")
         path.write_text(PALETTE_SWITCHING_RULE.sub("", css), encoding="utf-8")
 
 
 def style_wrapped_tables_as_material_does(site_dir, material=MATERIAL):
-    """Extend each of Material's rules for bare tables to the tables wrapped at build time (same specificity)."""
+    """Extend each of Material's rules for bare tables to the tables wrapped at build time (same specificity), so
+    they look as Material's script would have made them."""
     for path in sorted(Path(site_dir, "assets", "stylesheets").glob("main.*.min.css")):
         css = (material / "assets" / "stylesheets" / path.name).read_text(encoding="utf-8")
         path.write_text(css.replace(MATERIAL_TABLE, f"table:is(:not([class]),.{WRAPPED_TABLE})"), encoding="utf-8")
 
 
 def query_keeps_whole_words(site_dir, material=MATERIAL):
-    """The search worker's query segmenter also tries the words that end where the query ends."""
+    """The search worker's query segmenter also tries the words that end where the query ends: it cuts a Chinese
+    query into the longest words of the index but never tried those, so 层归一化 was searched as 层."""
     for path in sorted(Path(site_dir, "assets", "javascripts", "workers").glob("search.*.min.js")):
         script = (material / "assets" / "javascripts" / "workers" / path.name).read_text(encoding="utf-8")
         path.write_text(QUERY_WORDS.sub(lambda m: m.group(0).replace("<", "<="), script), encoding="utf-8")
 
 
 def alternates_left_to_crawlers(script):
-    """Material's script leaves the page's hreflang alternates alone (no sitemap requests, no rerouted clicks)."""
+    """Material's script leaves the page's hreflang alternates alone: it fetches sitemap.xml beside every
+    <link rel="alternate"> and reroutes clicks into it, and those of scripts/addresses.py name the twin page, not
+    an edition's root, so each would be a request for a sitemap that is not there."""
     return script.replace(PAGE_ALTERNATES, 'M("link[rel=alternate]:not([hreflang])")')
 
 
 def code_buttons_not_a_landmark(script):
-    """Material's script holds a code block's buttons in a <div>, not a <nav>."""
+    """Material's script holds a code block's buttons in a <div>, not a <nav>: a navigation landmark per block,
+    with no name, which axe reports (landmark-unique) and a screen reader lists. Its stylesheets select it by class."""
     return CODE_NAV.sub(r'\1("div",\2)', script)
 
 
@@ -279,7 +243,9 @@ def _dictionaries(config):
 
 
 def search_entries_by_content(index_class=SearchIndex):
-    """Keep each page's search entries in the build cache, keyed by everything the search plugin reads to make them."""
+    """Keep each page's search entries in the build cache (scripts/build_cache.py), keyed by everything the search
+    plugin reads to make them: its HTML, address, title, table of contents, search metadata and the plugin's
+    configuration, dictionaries included (the plugin's pure-Python parse and jieba's cuts are slow)."""
     add = index_class.add_entry_from_context
     if getattr(add, "by_content", False):
         return
@@ -303,8 +269,9 @@ def search_entries_by_content(index_class=SearchIndex):
 
 
 def glossary_words_in_search(config, dictionary):
-    """Point the search plugin at the jieba user dictionary ``dictionary`` and let it configure itself again (it
-    loads the dictionary and makes its index with the option, so the cached entries are keyed by it too)."""
+    """Point the search plugin at the jieba user dictionary ``dictionary`` (the glossary's terms, written at each
+    build: without it compound terms are cut apart) and let it configure itself again: it loads the dictionary
+    and makes its index as it configures, before the hooks run (so the cached entries are keyed by it too)."""
     search = config.plugins.get("material/search")  # mkdocs.yml's `search`, under another theme MkDocs' own
     if search is None:
         return
@@ -314,7 +281,8 @@ def glossary_words_in_search(config, dictionary):
 
 def search_excludes_whole_elements(parser_class=Parser):
     """Leave everything inside a ``data-search-exclude`` element out of the index, nested elements of the same name
-    included: while inside one, the parser sees nothing but the tags that close it."""
+    included (the plugin's parser ended the exclusion at the first closing tag of the same name, so the rest of a
+    rendered formula went into the index): while inside one, the parser sees nothing but the tags that close it."""
     start, end, data = parser_class.handle_starttag, parser_class.handle_endtag, parser_class.handle_data
     if getattr(start, "whole_elements", False):
         return

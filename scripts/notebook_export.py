@@ -1,21 +1,14 @@
-"""Notebook pages exported by one nbconvert exporter, not one per notebook: the same pages in a fraction of the time.
+"""Notebook pages exported by one shared nbconvert exporter of each kind, not one per notebook, and the plain-script
+twin served beside each notebook.
 
-mkdocs-jupyter 0.26 makes a new nbconvert HTMLExporter for each notebook page, and a MarkdownExporter for its
-table of contents, so Jinja compiles nbconvert's templates again for every notebook (over 300 compilations a
-build). Each HTMLExporter then parses the page it has just rendered (about 900 KB with JupyterLab's stylesheet)
-with BeautifulSoup, to add three attributes, and serializes it again. That parse alone took 7 of the 9 seconds
-the 18 notebooks took to export.
-
-``use_shared_exporters()`` points mkdocs-jupyter at ``notebook_html`` and ``notebook_markdown``: the same
-conversions, for ``.ipynb`` files, with one exporter of each kind per set of options, the three attributes
-added to the rendered HTML directly. tests/build/test_notebook_export.py checks that every notebook's page is the
-same document as mkdocs-jupyter's own export, and the version guard stops the build on a mkdocs-jupyter other
-than the one this was written against. ``keep_cache_of_pages_not_rebuilt`` keeps the plugin's page cache
-through a dirty rebuild (``make serve``).
-
-mkdocs-jupyter also makes a heading's id (and its table-of-contents link) from the heading's ASCII letters only,
-so every heading of a Chinese notebook got the id "" and its link went nowhere; ``use_shared_exporters`` makes
-both from all its letters (``heading_id``), which leaves an English heading's id as it was.
+``use_shared_exporters`` points mkdocs-jupyter at ``notebook_html`` and ``notebook_markdown``: its own conversions
+of ``.ipynb`` files, with one exporter per set of options (mkdocs-jupyter makes, and Jinja compiles, new ones for
+every page) and the attributes its exporter adds after re-parsing each page added to the rendered HTML directly.
+tests/build/test_notebook_export.py checks every page is the same document as the plugin's own export; a version
+guard stops the build on a mkdocs-jupyter other than the one this reproduces. Headings and their table-of-contents
+links get ids from all their letters (``heading_id``; the plugin kept ASCII only, so a Chinese heading's was "").
+``keep_cache_of_pages_not_rebuilt`` keeps the plugin's page cache through a dirty rebuild (``make serve``);
+``write_scripts`` writes each notebook's ``.py`` twin into the built site.
 """
 
 import functools
@@ -35,6 +28,9 @@ from nbconvert.exporters.markdown import MarkdownExporter
 from nbconvert.exporters.templateexporter import TemplateExporter, default_filters
 from nbconvert.filters.strings import _convert_header_id
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+
+from scripts.build_cache import cached
+from scripts.pipeline.notebooks import notebook_script
 
 WRITTEN_FOR = "0.26."  # the mkdocs-jupyter versions whose nb2html and nb2md these reproduce
 HTML_TEMPLATE, MARKDOWN_TEMPLATE = "mkdocs_html/notebook.html.j2", "mkdocs_md/md-no-codecell.md.j2"
@@ -177,3 +173,13 @@ def keep_cache_of_pages_not_rebuilt(plugin):
     """A dirty build renders only the changed notebooks; mkdocs-jupyter would then delete the cached pages of all
     the others as unused. Count every cached page as used (called after the plugin's on_pre_build reset them)."""
     plugin._used_cache_paths.update(Path(plugin.config["cache_dir"]).glob("*.json"))
+
+
+def write_scripts(docs_dir, site_dir):
+    """Beside each notebook of ``docs_dir`` the site serves, the same cells as a plain script
+    (``notebooks/<stem>/<stem>.py``: derived, never committed)."""
+    for notebook in sorted((Path(docs_dir) / "notebooks").glob("*.ipynb")):
+        script = Path(site_dir) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
+        script.parent.mkdir(parents=True, exist_ok=True)
+        text = cached("notebook-script", notebook.read_bytes(), functools.partial(notebook_script, notebook))
+        script.write_text(text, encoding="utf-8")

@@ -1,16 +1,18 @@
 """Notebook pages show their figures as the committed SVG files, described by the chapter's alt text.
 
-A notebook carries each figure inline (so a downloaded notebook is complete), and mkdocs-jupyter renders it as
-a base64 ``data:`` image with the alt text "No description has been provided for this image". On the site the
-same bytes already exist as docs/generated/<chapter>/<what>/<figure>.svg, so the page links that file instead (cached
-once, loaded lazily) and uses the alt text the chapter gives the same figure.
+A notebook carries each figure inline (so a downloaded notebook is complete), and mkdocs-jupyter renders it as a
+base64 ``data:`` image with the alt text "No description has been provided for this image". The same bytes exist
+as docs/generated/<chapter>/<what>/<figure>.svg, so the page links that file instead (cached once, loaded lazily)
+with the alt text the chapter gives the same figure.
 """
 
 import base64
 import hashlib
 import html
 import re
+from pathlib import Path
 
+from scripts.chapter_markdown import inline_values
 from scripts.pipeline.references import read_page
 
 DATA_SVG = re.compile(r'<img alt="[^"]*" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=\s]+)"')
@@ -50,3 +52,12 @@ def link_figures(page_html, generated, alt_texts, prefix="../../"):
         return f'<img alt="{alt}" src="{prefix}{path}"'
 
     return DATA_SVG.sub(replace, page_html)
+
+
+def chapter_figures(page_html, src_path, docs_dir, project):
+    """A notebook page's figures (``src_path``: notebooks/<stem>.ipynb) linked to the committed files, described
+    by the alt texts of its chapter, the page <stem>.md of ``docs_dir`` (none when there is no such page)."""
+    chapter = Path(docs_dir) / f"{Path(src_path).stem}.md"
+    markdown = chapter.read_text(encoding="utf-8") if chapter.exists() else ""
+    markdown = inline_values(markdown, project, chapter.name)
+    return link_figures(page_html, project.generated, chapter_alt_texts(markdown))

@@ -1,11 +1,10 @@
 """The provenance footer of a chapter: where its outputs come from, read from the build's own records.
 
-For every snippet a chapter uses (its code, its outputs, its figures or its values), the footer names the commit
-at which the committed outputs last changed (``git log`` on ``docs/generated/<chapter>/<what>/``), the Python, NumPy
-and matplotlib versions recorded in ``docs/generated/<chapter>/<what>/manifest.json``, and links each snippet's file.
-Links go to ``extra.repo_blob`` in mkdocs.yml when it is set (a URL prefix such as
-``https://github.com/OWNER/REPO/blob/{commit}``; ``{commit}`` becomes the commit named in the footer), otherwise to
-the copy of ``snippets/`` that the site serves (``copy_snippets``). Nothing is loaded from outside the site.
+For every snippet a chapter uses (code, outputs, figures or values) the footer names the commit at which its
+committed outputs last changed (``git log`` on ``docs/generated/<snippet>/``), the Python, NumPy and matplotlib
+versions in its manifest.json, and links the snippet's file: to ``extra.repo_blob`` of mkdocs.yml when set (a URL
+prefix such as ``https://github.com/OWNER/REPO/blob/{commit}``), otherwise to the copy of snippets/ the site
+serves (``copy_snippets``). Nothing is loaded from outside the site.
 """
 
 import html

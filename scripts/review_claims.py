@@ -2,16 +2,13 @@
 
 A sentence is a candidate when it uses a quantifier or a trend word (all, every, none, never, always, only,
 exactly, stays, jumps, flat, same, ...), a comparison (more, less, larger, smaller, below, above, ... than), or a
-cause (because, so, therefore, which is why). Figure alt texts count as sentences. Values are shown as the page
-shows them, so the reviewer reads the numbers the sentence rests on. Each claims verdict is listed with its evidence,
-then the same row in Chinese.
+cause (because, so, therefore, which is why); figure alt texts count as sentences. Values are shown as the page
+shows them. Each claims verdict is listed with its evidence, then the same row in Chinese. The script finds
+candidates; it does not judge them.
 
     .venv/bin/python -m scripts.review_claims            # every English chapter, then every claims verdict
     .venv/bin/python -m scripts.review_claims backward   # one chapter (file stem)
     .venv/bin/python -m scripts.review_claims --counts   # candidates per chapter, and the verdicts
-
-The script finds candidates; it does not judge them. The review is reading each one against the data the page
-shows and either pointing at the test that checks it or rewording it (issue 21).
 """
 
 import re

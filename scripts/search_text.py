@@ -1,14 +1,12 @@
-"""What the search index reads, beyond the page's prose: the glossary's terms as whole words, and math in headings
-as readable text.
+"""What the search index reads beyond a page's prose: the glossary's terms as whole words, and math in headings as
+readable text.
 
-- The search plugin cuts Chinese text into words with jieba, whose dictionary splits the project's compound terms
-  (层归一化 into 层 and 归一化, 等变 into 等 and 变, 梯度检验 into 梯度 and 检验). write_dictionary makes a jieba user
-  dictionary of every term in docs-zh/glossary.yml (read at each build: the glossary grows), written under .cache/
-  and never committed; scripts/material_workarounds.py (glossary_words_in_search) hands it to the plugin, and its
-  query_keeps_whole_words lets the browser's query keep such a word whole.
-- Math is rendered at build time and kept out of the index, so a heading with a formula ("缩放点积注意力与
-  $\\sqrt{d_k}$") would reach search results without it. searchable_heading_math puts a readable text of each
-  formula of a heading beside it (√d_k), hidden from readers and screen readers, who have the formula itself.
+- ``write_dictionary`` makes a jieba user dictionary of every term of docs-zh/glossary.yml (under .cache/, at each
+  build), so the search plugin keeps the project's compound terms whole (层归一化, not 层 and 归一化);
+  scripts/material_workarounds.py hands it to the plugin.
+- ``searchable_heading_math`` puts beside each formula of a heading a readable text of it (``\\sqrt{d_k}`` ->
+  √d_k), hidden from readers and screen readers, so search results show the heading whole: rendered math is
+  kept out of the index.
 """
 
 import html

@@ -1,4 +1,7 @@
-"""Rerun the snippets whose cache key changed, one per CPU at a time, and report."""
+"""Rerun the snippets whose cache key changed, one per CPU at a time, publish their outputs and notebooks, and report.
+
+``plan`` says, for every snippet, its would-be manifest and why it is stale; ``check`` and the ledger read it too.
+"""
 
 import os
 import shutil

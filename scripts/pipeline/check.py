@@ -1,8 +1,8 @@
 """Prove that the committed outputs match the current sources, changing nothing.
 
-The quick check compares cache keys and file hashes with each manifest. The
-full check (--full) also reruns every snippet into a scratch folder and
-compares the bytes with the committed files, notebooks included.
+``check`` compares each snippet's cache key and output hashes with its manifest, and the notebooks with what the
+outputs make of them; with ``full`` it also reruns every snippet into a scratch folder and compares the bytes.
+``freshness`` answers the same question per snippet for a reader of the status (the ledger).
 """
 
 import dataclasses
@@ -36,6 +36,12 @@ def rerun_differences(project, plans):
     differences += [f"{project.relative(path)}: its outputs differ from the rerun's" for path in stale_notebooks(rerun)]
     shutil.rmtree(scratch, ignore_errors=True)
     return differences
+
+
+def freshness(project):
+    """{snippet: whether its committed outputs match its current sources}, by the cache keys and output hashes
+    ``check`` compares."""
+    return {p.name: not p.stale for p in plan(project)}
 
 
 def check(project, full=False):

@@ -1,13 +1,12 @@
 """A chapter's prose as the Markdown cells of its notebook, in either edition.
 
-The chapter is cut where it first includes each snippet's code: the prose before that include (since the
-previous cut) is the Markdown cell before the snippet's code cell, and the prose after the last one is the
-notebook's last Markdown cell. Within the prose, what the notebook shows elsewhere or cannot show is left out:
-included code and outputs (the code cells carry them), figures and their captions (the code cells' outputs are
-the figures). What the site renders with its own Markdown extensions becomes plain Markdown: a published table
-its rows (the edition's language where the snippet wrote it), a value reference its published text, an
-admonition a quotation, a heading without its ``{#id}`` (the notebook's metadata keeps it: ``heading_ids``), a link to another chapter the site's page; comments
-(notes for the tests) and explorables (in-page widgets, which need the site's JavaScript) are left out.
+The chapter is cut where it first includes each snippet's code: the prose before that include (since the previous
+cut) is the Markdown cell before the snippet's code cell; the prose after the last one is the last Markdown cell.
+What the notebook shows elsewhere or cannot show is left out: included code and outputs, figures and their
+captions (the code cells carry them), comments, explorables. What the site renders with its own Markdown
+extensions becomes plain Markdown: a published table its rows (in the edition's language), a value reference its
+published text, an admonition a quotation, a heading without its ``{#id}`` (``heading_ids`` keeps it for the
+notebook's metadata), a link to another chapter the site's page.
 """
 
 import re

@@ -1,15 +1,14 @@
 """One notebook per chapter and edition, generated from the snippets the chapter includes and their committed outputs.
 
-For docs/<chapter>.md the build writes docs/notebooks/<chapter>.ipynb, and for its Chinese twin
-docs-zh/<chapter>.md docs-zh/notebooks/<chapter>.ipynb: the same code cells, with the edition's chapter prose as
-the Markdown cells between them (scripts/pipeline/notebook_markdown.py). Each snippet's cell carries the outputs
-of the run that wrote docs/generated/ (what it printed, then its figures in the order they were drawn; in the
-Chinese notebook each figure's Chinese twin where the snippet drew one), so the site renders notebooks without
-executing them. The site also offers the same cells as a plain script (``notebook_script``: jupytext's percent
-format), written at site build time. The first cells load the library modules from their text, so a downloaded
-notebook runs anywhere with NumPy and matplotlib and writes no files; library modules the chapter shows are
-visible cells, the others hidden. A hidden cell after them carries the data files the library reads (every
-``*.toml`` in the folders of the chapter's snippets) as ``lib.data_files``.
+docs/<chapter>.md gets docs/notebooks/<chapter>.ipynb, and docs-zh/<chapter>.md docs-zh/notebooks/<chapter>.ipynb:
+the same code cells, with the edition's prose as the Markdown cells between them (notebook_markdown.py). Each
+snippet's cell carries the outputs of the run that wrote docs/generated/ (what it printed, then its figures in
+the order drawn, the Chinese twins in the Chinese notebook), so the site renders notebooks without executing
+them. The first cells load the library modules from their text, so a downloaded notebook runs anywhere with NumPy
+and matplotlib and writes no files; library modules the chapter shows are visible cells, the others hidden.
+``notebook_script`` gives the same cells as a plain script (jupytext's percent format). A hidden cell
+after them carries the data files the library reads (every ``*.toml`` of the chapter's snippet folders but the
+translation catalog) as ``lib.data_files``.
 """
 
 import ast

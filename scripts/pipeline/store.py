@@ -1,8 +1,8 @@
-"""Committed outputs: one folder per snippet under docs/generated/, with a manifest.
+"""Committed outputs: one folder per snippet under docs/generated/, with a manifest, written atomically.
 
-manifest.json is the provenance of every file in the folder: the snippet, its
-cache key, the hash of each input, the library versions, the builder version
-and the sha256 of each output file. ``check`` reads it; nothing else writes it.
+manifest.json is the provenance of every file in the folder: the snippet, its cache key, the hash of each input,
+the library versions, the builder version and the sha256 of each output file. ``check`` reads it; only ``publish``
+writes it.
 """
 
 import json

@@ -202,12 +202,14 @@ def repository_copy(target):
 
 
 @pytest.mark.site
-def test_without_the_workarounds_module_and_partial_the_site_builds_and_renders(tmp_path):
-    """Delete scripts/material_workarounds.py and overrides/partials/early_script.html: both editions still build
-    strictly and every chapter renders, with Material's own markup and stylesheets (slower, not broken)."""
+def test_without_the_workarounds_hook_and_partial_the_site_builds_and_renders(tmp_path):
+    """Delete the workarounds' line from mkdocs.yml and overrides/partials/early_script.html: both editions still
+    build strictly and every chapter renders, with Material's own markup and stylesheets (slower, not broken)."""
     tree, site = tmp_path / "tree", tmp_path / "site"
     repository_copy(tree)
-    (tree / "scripts" / "material_workarounds.py").unlink()
+    config = (tree / "mkdocs.yml").read_text(encoding="utf-8")
+    (line,) = [line for line in config.splitlines(keepends=True) if "scripts/hooks/material_workarounds.py" in line]
+    (tree / "mkdocs.yml").write_text(config.replace(line, ""), encoding="utf-8")
     (tree / "overrides" / "partials" / "early_script.html").unlink()
     result = build(tree, site)
     assert result.returncode == 0, result.stderr[-3000:]

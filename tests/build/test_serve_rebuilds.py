@@ -3,6 +3,7 @@ edition or the snippets are left alone, and which built pages it marks for rende
 
 import logging
 import os
+import subprocess
 
 from scripts import serve_rebuilds
 
@@ -64,3 +65,40 @@ def test_the_dirty_build_notice_is_information_and_other_warnings_stay_warnings(
     only = serve_rebuilds.DirtyBuildIsInformation()
     assert only.filter(notice) and notice.levelno == logging.INFO
     assert only.filter(other) and other.levelno == logging.WARNING
+
+
+def test_each_look_at_the_edits_sees_what_changed_since_the_last_one(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("a")
+    edits = serve_rebuilds.Edits(tmp_path)
+    assert edits.since_last_look() is None  # the first build: everything
+    os.utime(tmp_path / "docs" / "a.md", ns=(1, 1))
+    assert edits.since_last_look() == {"docs/a.md"}
+    assert edits.since_last_look() == set()
+
+
+def test_the_snippets_rerun_at_the_first_build_and_after_a_snippet_edit_only(tmp_path, monkeypatch):
+    docs, site = tmp_path / "docs", tmp_path / "site"
+    snippet = tmp_path / "snippets" / "softmax" / "definition.py"
+    output = docs / "generated" / "softmax" / "definition" / "stdout.txt"
+    for path in (snippet, output, site / "softmax" / "index.html"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("0")
+    (docs / "softmax.md").write_text("# Softmax\n\n--8<-- \"docs/generated/softmax/definition/stdout.txt\"\n")
+    runs = []
+
+    def pipeline(command, **options):  # the pipeline's build rewrites the snippet's output
+        runs.append(command[-1])
+        os.utime(output, ns=(len(runs), len(runs)))
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(serve_rebuilds.subprocess, "run", pipeline)
+    edits, built = serve_rebuilds.Edits(tmp_path), site / "softmax" / "index.html"
+    serve_rebuilds.rerun_stale_snippets(edits, [(docs, site)])
+    assert runs == ["build"] and built.stat().st_mtime_ns != 0  # the first build renders every page anyway
+    os.utime(docs / "softmax.md", ns=(5, 5))
+    serve_rebuilds.rerun_stale_snippets(edits, [(docs, site)])
+    assert runs == ["build"]  # a page edited: no snippet to rerun
+    os.utime(snippet, ns=(5, 5))
+    serve_rebuilds.rerun_stale_snippets(edits, [(docs, site)])
+    assert runs == ["build", "build"] and built.stat().st_mtime_ns == 0  # its page renders again

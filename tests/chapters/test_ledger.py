@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-import scripts.ledger
 from scripts import chapter_markdown
-from scripts.ledger import FRESHNESS, PARTIAL, REQUIRE, RESULTS, claim_markers, claims_table, snippet_freshness, values_table
+from scripts.ledger import PARTIAL, REQUIRE, RESULTS, claim_markers, claims_table, quoted_values, values_table
 from scripts.pipeline.build import plan
+from scripts.pipeline.check import freshness
 from scripts.pipeline.project import Project
 from support import english_words, git, IDENTITY, REPO
 
@@ -272,26 +272,19 @@ def copy_of_the_site_sources(tmp_path):
     return Project(root=root)
 
 
-def test_snippet_statuses_are_computed_once_and_never_read_from_a_record_of_other_sources(copy_of_the_site_sources, monkeypatch):
+def test_a_snippets_status_is_make_checks_for_the_sources_as_they_are_now(copy_of_the_site_sources):
     copy = copy_of_the_site_sources
-    truth = {p.name: not p.stale for p in plan(copy)}  # the cache key, computed here directly
-    assert snippet_freshness(copy) == truth and (copy.root / FRESHNESS).exists()
-
-    def no_plan(project):
-        raise AssertionError("the statuses were computed again for unchanged sources")
-
-    monkeypatch.setattr(scripts.ledger, "plan", no_plan)
-    assert snippet_freshness(copy) == truth  # a second edition's build reads the record
-    monkeypatch.undo()
-    name = next(name for name, fresh in truth.items() if fresh)
+    assert freshness(copy) == {p.name: not p.stale for p in plan(copy)}  # make check's answer, asked of the pipeline
+    name = quoted_values(copy)[0][1]
+    item = f"`snippets/{name}.py` "
+    assert item + "✅ matches its sources" in values_table(copy)
     output = next(p for p in sorted((copy.generated / name).iterdir()) if p.name != "manifest.json")
     for edit in (output, copy.snippets / f"{name}.py"):  # an output edited by hand, then the snippet itself
         original = edit.read_bytes()
         edit.write_bytes(original + b"\n")
-        assert snippet_freshness(copy)[name] is False, edit  # stale at once, not read from the record
-        assert snippet_freshness(copy) == {p.name: not p.stale for p in plan(copy)}
+        assert item + "❌ stale" in values_table(copy), edit
         edit.write_bytes(original)
-        assert snippet_freshness(copy)[name] is True, edit
+        assert item + "✅ matches its sources" in values_table(copy), edit
 
 
 def test_a_claim_is_shown_as_written_not_read_as_html_or_a_value(project):

@@ -115,7 +115,8 @@ def test_chapters_with_snippets_link_an_executed_notebook_and_its_downloads(buil
 def test_a_missing_value_fails_the_strict_build(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text("# Page\n\nThe answer is {{ index.no_such_snippet.answer }}.\n")
-    (tmp_path / "mkdocs.yml").write_text(f"site_name: t\nhooks:\n  - {REPO / 'scripts' / 'mkdocs_hooks.py'}\n")
+    hook = REPO / "scripts" / "hooks" / "chapter_pages.py"
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: t\nhooks:\n  - {hook}\n")
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path, capture_output=True, text=True
     )
