@@ -65,6 +65,8 @@ def nav_sections(nav):
 def chapter_list(nav, docs_dir, language):
     """The home page's list of every chapter: loose pages as lines, then each section's pages as a bulleted list,
     each a link with its title and summary. A listed page without a summary is an error naming it."""
+    if not nav:
+        raise ValueError(f"{Path(docs_dir) / 'index.md'} lists the chapters ({CHAPTER_LIST}), but there is no nav")
     separator, blocks = SEPARATOR[language], []
     for section, pages in nav_sections(nav):
         lines = []

@@ -107,7 +107,9 @@ def chapter(markdown, project, src_path, depth, language, repo_blob, nav, docs_d
     snippets = uses.snippets
     markdown = expand_tables(markdown, project, src_path, language)  # a table may quote values: {{ chapter.what.value }}
     markdown = inline_values(markdown, project, src_path, language) + notebook_box(uses, stem, language)
-    markdown = titled_links(markdown.replace(CHAPTER_LIST, chapter_list(nav, docs_dir, language)), docs_dir)
+    if CHAPTER_LIST in markdown:
+        markdown = markdown.replace(CHAPTER_LIST, chapter_list(nav, docs_dir, language))
+    markdown = titled_links(markdown, docs_dir)
     markdown = explorable_words(markdown, src_path, language)
     if language == "zh":
         markdown = chinese_figures(markdown, project, src_path)

@@ -26,7 +26,7 @@ class Editions:
         self.serving, self.dirty = command == "serve", dirty
 
     def on_config(self, config):
-        if "nav_labels" in config.extra:  # the Chinese edition: mkdocs.yml's menu, its labels translated
+        if config["nav"] and "nav_labels" in config.extra:  # the Chinese edition: mkdocs.yml's menu, translated
             config["nav"] = translate_nav(config["nav"], config.extra["nav_labels"])
         addresses.edition_address(config)
         editions.own_notebook_cache(config)

@@ -42,7 +42,7 @@ ax.set_xlabel("position")
 ax.set_ylabel("weight")
 ax.set_title("A demo row")
 ''',
-    "snippets/demo_chapter/zh.toml": '"A demo row" = "示例行"\n',
+    "snippets/demo_chapter/zh.toml": '"A demo row" = "示例行"\n"position" = "位置"\n',
     "docs/demo-chapter.md": '''---
 summary: 'a chapter added by a test.'
 ---
