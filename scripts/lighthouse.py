@@ -97,8 +97,15 @@ def font_config(directory):
 def audit(url, fonts):
     """Lighthouse's category scores for one URL, in percent; Chromium reads the fontconfig file ``fonts``."""
     command = [
-        "npx", "--yes", LIGHTHOUSE, url, "--quiet", "--output=json", "--output-path=stdout",
-        "--only-categories=performance,accessibility", "--chrome-flags=--headless=new --no-sandbox",
+        "npx",
+        "--yes",
+        LIGHTHOUSE,
+        url,
+        "--quiet",
+        "--output=json",
+        "--output-path=stdout",
+        "--only-categories=performance,accessibility",
+        "--chrome-flags=--headless=new --no-sandbox",
     ]
     environment = {**os.environ, "CHROME_PATH": CHROME, "FONTCONFIG_FILE": str(fonts)}
     result = subprocess.run(command, capture_output=True, text=True, env=environment)

@@ -233,18 +233,26 @@ TABLE_2 = {
     "Transformer (big)": ("28.4", "41.8", "2.3", "19", "2.3", "19"),
 }
 # Table 3: English-to-German dev set (newstest2013) BLEU.
-TABLE_3 = {"base (8 heads, sinusoidal positions)": "25.8", "(A) 1 head": "24.9",
-           "(E) learned positional embedding instead of sinusoids": "25.7"}
+TABLE_3 = {
+    "base (8 heads, sinusoidal positions)": "25.8",
+    "(A) 1 head": "24.9",
+    "(E) learned positional embedding instead of sinusoids": "25.7",
+}
 
 
 # ------------------------------------------------------------------ English left in Chinese generated text
 # The one list of words Chinese text may keep in Latin letters (snippets/lib/zh.latin.toml), beyond what
 # is not a word there: value references, link targets, file and module paths, quoted English passages and titles
 # (“...”, 《...》), code, math and identifiers (lib.zh.english_words), the examples' tokens.
-LATIN_IN_CHINESE = frozenset(word for group in tomllib.loads(
-    (REPO / "snippets/lib/zh.latin.toml").read_text(encoding="utf-8"))["words"].values() for word in group)
-_NOT_CHECKED = re.compile(VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
-                          r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*")
+LATIN_IN_CHINESE = frozenset(
+    word
+    for group in tomllib.loads((REPO / "snippets/lib/zh.latin.toml").read_text(encoding="utf-8"))["words"].values()
+    for word in group
+)
+_NOT_CHECKED = re.compile(
+    VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
+    r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*"
+)
 
 
 def english_words(text):

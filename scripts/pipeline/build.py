@@ -58,7 +58,9 @@ def orphans(project, snippets):
         if folder.name not in chapters:
             found.append(folder.name)
         else:
-            found += [f"{folder.name}/{p.name}" for p in sorted(folder.iterdir()) if f"{folder.name}/{p.name}" not in snippets]
+            found += [
+                f"{folder.name}/{p.name}" for p in sorted(folder.iterdir()) if f"{folder.name}/{p.name}" not in snippets
+            ]
     return found
 
 

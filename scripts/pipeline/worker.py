@@ -278,7 +278,11 @@ def run(snippet, out):
             if missing:
                 raise MissingChinese(f"no Chinese for: {'; '.join(missing)}; {chinese.fix}")
     except (Exception, SystemExit) as exc:  # any failure of the snippet becomes data
-        return {"code_seconds": time.perf_counter() - start, "stderr": errors.getvalue(), "error": _failure(exc, snippet)}
+        return {
+            "code_seconds": time.perf_counter() - start,
+            "stderr": errors.getvalue(),
+            "error": _failure(exc, snippet),
+        }
     (out / STDOUT).write_text(whole.getvalue(), encoding="utf-8")
     for name, text in sections.items():
         if text:

@@ -96,8 +96,10 @@ def test_backward_matches_finite_differences(case):
     assert whole < TOLERANCE, f"relative error of the whole gradient {whole:.2e}"
 
 
-@pytest.mark.claim("A gradient missing the 1/sqrt(d_k) fails the finite-difference check with a relative error of order 1",
-                   zh="缺少 1/sqrt(d_k) 的梯度无法通过有限差分检验，相对误差在 1 的量级")
+@pytest.mark.claim(
+    "A gradient missing the 1/sqrt(d_k) fails the finite-difference check with a relative error of order 1",
+    zh="缺少 1/sqrt(d_k) 的梯度无法通过有限差分检验，相对误差在 1 的量级",
+)
 def test_finite_differences_catch_a_wrong_gradient():
     """The oracle is sharp: a gradient that is off by the 1/sqrt(d_k) factor fails it."""
     rng = np.random.default_rng(0)
@@ -110,8 +112,10 @@ def test_finite_differences_catch_a_wrong_gradient():
     assert off == pytest.approx(1 - 1 / np.sqrt(3), rel=1e-6)  # 0.42
 
 
-@pytest.mark.claim("The softmax vector-Jacobian product y * (dy - <dy, y>) equals J^T dy with J = diag(y) - y y^T",
-                   zh="softmax 的向量-雅可比矩阵乘积 y * (dy - <dy, y>) 等于 J^T dy，其中 J = diag(y) - y y^T")
+@pytest.mark.claim(
+    "The softmax vector-Jacobian product y * (dy - <dy, y>) equals J^T dy with J = diag(y) - y y^T",
+    zh="softmax 的向量-雅可比矩阵乘积 y * (dy - <dy, y>) 等于 J^T dy，其中 J = diag(y) - y y^T",
+)
 def test_softmax_backward_equals_explicit_jacobian():
     rng = np.random.default_rng(1)
     for n in (1, 2, 5, 9):
@@ -123,8 +127,10 @@ def test_softmax_backward_equals_explicit_jacobian():
         np.testing.assert_allclose(jacobian.sum(axis=1), 0, atol=1e-15)
 
 
-@pytest.mark.claim("A query whose keys are all masked gets exactly zero gradient for q, and passes none to k or v",
-                   zh="所有键都被掩码的查询，其 q 的梯度恰好为零，也不向 k 或 v 传递任何梯度")
+@pytest.mark.claim(
+    "A query whose keys are all masked gets exactly zero gradient for q, and passes none to k or v",
+    zh="所有键都被掩码的查询，其 q 的梯度恰好为零，也不向 k 或 v 传递任何梯度",
+)
 def test_fully_masked_query_gets_zero_gradient():
     rng = np.random.default_rng(2)
     q, k, v = rng.normal(size=(4, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
@@ -137,8 +143,10 @@ def test_fully_masked_query_gets_zero_gradient():
     assert (dq == 0).all() and (dk == 0).all() and (dv == 0).all()
 
 
-@pytest.mark.claim("Path 1: with the loss on one query's output, value j receives exactly w_ij times that gradient",
-                   zh="路径 1：损失只取一个查询的输出时，值 j 收到的恰好是该梯度的 w_ij 倍")
+@pytest.mark.claim(
+    "Path 1: with the loss on one query's output, value j receives exactly w_ij times that gradient",
+    zh="路径 1：损失只取一个查询的输出时，值 j 收到的恰好是该梯度的 w_ij 倍",
+)
 def test_value_path_is_the_weights_times_the_upstream_gradient():
     rng = np.random.default_rng(3)
     q, k, v = rng.normal(size=(6, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 3))
@@ -150,8 +158,10 @@ def test_value_path_is_the_weights_times_the_upstream_gradient():
     assert np.count_nonzero(np.abs(dq).sum(axis=1)) == 1  # only the query that the loss looks at
 
 
-@pytest.mark.claim("The key gradients sum to zero: moving every key by the same vector changes no weight",
-                   zh="键的梯度之和为零：把每个键都平移同一个向量不会改变任何权重")
+@pytest.mark.claim(
+    "The key gradients sum to zero: moving every key by the same vector changes no weight",
+    zh="键的梯度之和为零：把每个键都平移同一个向量不会改变任何权重",
+)
 def test_key_gradients_sum_to_zero():
     rng = np.random.default_rng(4)
     q, k, v = rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 7, 4)), rng.normal(size=(2, 7, 3))
@@ -234,8 +244,10 @@ def test_the_shape_of_the_median_query_gradient_over_d_k():
     assert values["tenfold_dk"] == 256 and values["unscaled_peak_dk"] < 64
 
 
-@pytest.mark.claim("The backward chapter's finite-difference checks report relative errors below 1e-7",
-                   zh="反向传播一章的有限差分检验报告的相对误差低于 1e-7")
+@pytest.mark.claim(
+    "The backward chapter's finite-difference checks report relative errors below 1e-7",
+    zh="反向传播一章的有限差分检验报告的相对误差低于 1e-7",
+)
 def test_published_finite_difference_errors_are_small():
     assert published("backward/gradcheck")["max_rel_error"] < TOLERANCE
     assert published("backward/softmax")["rel_error_fd"] < TOLERANCE
@@ -243,9 +255,11 @@ def test_published_finite_difference_errors_are_small():
     assert published("backward/paths")["max_diff_core"] < 1e-15
 
 
-@pytest.mark.claim("In the paths example every key of 'cat' has a positive weight, so every value gets gradient; "
-                   "a masked key (weight 0) gets none",
-                   zh="在路径示例中，“cat” 的每个键都有正权重，所以每个值都得到梯度；被掩码的键（权重为 0）得不到梯度")
+@pytest.mark.claim(
+    "In the paths example every key of 'cat' has a positive weight, so every value gets gradient; "
+    "a masked key (weight 0) gets none",
+    zh="在路径示例中，“cat” 的每个键都有正权重，所以每个值都得到梯度；被掩码的键（权重为 0）得不到梯度",
+)
 def test_every_value_gets_gradient_unless_masked():
     from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 

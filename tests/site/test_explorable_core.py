@@ -38,12 +38,20 @@ def core(browser):  # noqa: F811
 
 def test_rope_is_apply_rope_with_neighbouring_pairs(core):
     rng = np.random.default_rng(42)
-    cases = [(rng.normal(size=d).tolist(), float(rng.choice([rng.integers(1, 200), rng.uniform(0, 200)])),
-              float(10 ** rng.uniform(1, 6))) for d in (2, 4, 6, 8, 16, 64) for _ in range(20)]
+    cases = [
+        (
+            rng.normal(size=d).tolist(),
+            float(rng.choice([rng.integers(1, 200), rng.uniform(0, 200)])),
+            float(10 ** rng.uniform(1, 6)),
+        )
+        for d in (2, 4, 6, 8, 16, 64)
+        for _ in range(20)
+    ]
     rotated = core("return arg.map(([x, m, base]) => core.rope(x, m, base));", cases)
     for (x, m, base), got in zip(cases, rotated):
-        want = {pairing: apply_rope(np.array([x]), np.array([m]), base, pairing)[0]
-                for pairing in ("interleaved", "half")}
+        want = {
+            pairing: apply_rope(np.array([x]), np.array([m]), base, pairing)[0] for pairing in ("interleaved", "half")
+        }
         size = np.max(np.abs(want["interleaved"]))
         assert np.max(np.abs(np.array(got) - want["interleaved"])) <= RTOL * size, (len(x), m, base)
         if len(x) > 2:  # with one pair the two pairings are the same

@@ -37,8 +37,9 @@ def save_and_watch(tab, source, text):
     started = time.monotonic()
     with open(source, "a", encoding="utf-8") as stream:
         stream.write(f"\n{text}\n")
-    tab.wait_for_function("text => document.body !== null && document.body.innerText.includes(text)", arg=text,
-                          timeout=60_000)  # the page reloads meanwhile: there may be no body yet
+    tab.wait_for_function(
+        "text => document.body !== null && document.body.innerText.includes(text)", arg=text, timeout=60_000
+    )  # the page reloads meanwhile: there may be no body yet
     return time.monotonic() - started
 
 
@@ -50,7 +51,11 @@ def test_a_saved_page_shows_by_itself_and_only_its_edition_rebuilds_it(small_sit
     with open(log, "w") as stream:
         server = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"],
-            cwd=small_site, stdout=stream, stderr=subprocess.STDOUT, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+            cwd=small_site,
+            stdout=stream,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        )
     url = f"http://127.0.0.1:{port}/"
     builds = lambda: log.read_text().count("Documentation built")  # noqa: E731
     try:

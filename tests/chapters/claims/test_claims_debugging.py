@@ -23,7 +23,10 @@ def test_c000_66_clipping_changes_the_weights():
     row = [120.0, 80.0, 60.0, 0.0]
     clipped = softmax_row([min(max(s, -50), 50) for s in row])
     assert clipped[0] == pytest.approx(1 / 3) and softmax_row(row)[0] > 0.999999
-    assert text("debugging/nan", "row_clipped_top") == f"{clipped[0]:.3f}" and text("debugging/nan", "row_exact_top") == "1.000000"
+    assert (
+        text("debugging/nan", "row_clipped_top") == f"{clipped[0]:.3f}"
+        and text("debugging/nan", "row_exact_top") == "1.000000"
+    )
     assert kind("C000-66") == "does not hold"
 
 
@@ -41,7 +44,11 @@ def test_c000_73_no_gradient_reaches_masked_scores():
     upstream = np.array([0.3, -1.0, 2.0, 5.0])
     d_scores = weights * (upstream - weights @ upstream)  # softmax's vector-Jacobian product
     assert d_scores[2] == 0.0 and d_scores[3] == 0.0 and not np.isnan(d_scores).any()
-    assert v("debugging/gradients", "masked_grad_max") == 0.0 and kind("C000-73") == "does not hold" and kind("C000-72") == "holds"
+    assert (
+        v("debugging/gradients", "masked_grad_max") == 0.0
+        and kind("C000-73") == "does not hold"
+        and kind("C000-72") == "holds"
+    )
 
 
 @claim("C000-78")
@@ -66,7 +73,10 @@ def test_c000_79_distance_penalty_moves_weight_far():
         penalty = lambda z: float(np.sum(softmax(z) * short))  # noqa: E731
         s -= numeric_gradient(penalty, s)
     assert mean_distance(s) > mean_distance(logits) + 0.3
-    assert v("claims/debugging", "mean_distance_after") > v("claims/debugging", "mean_distance_before") and kind("C000-79") == "holds"
+    assert (
+        v("claims/debugging", "mean_distance_after") > v("claims/debugging", "mean_distance_before")
+        and kind("C000-79") == "holds"
+    )
 
 
 @claim("C000-68")
