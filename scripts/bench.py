@@ -228,7 +228,8 @@ def markdown(result, language="en"):
     ]
     for row in result["mha"]:
         lines.append(
-            f"| {row['L']} | {row['multi_head_attention_s'] * 1e3:.3g} | {row['matmuls_s'] * 1e3:.3g} | **{row['ratio']:.2f}** |"
+            f"| {row['L']} | {row['multi_head_attention_s'] * 1e3:.3g} | {row['matmuls_s'] * 1e3:.3g} | "
+            f"**{row['ratio']:.2f}** |"
         )
     lines.append("<!-- --8<-- [end:mha] -->")
     return "\n".join(lines) + "\n"
@@ -251,7 +252,7 @@ def main(argv=None):
     start = time.perf_counter()
     repeats, min_batch = settings["repeats"], settings["min_batch_seconds"]
     result = {
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "quick": args.quick,
         "machine": machine(),
         "settings": settings,

@@ -104,7 +104,7 @@ class MathFonts:
         return katex(tex, display)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def katex(tex, display):
     """KaTeX's HTML for one formula, or MathError saying which formula failed and why."""
 
@@ -117,7 +117,7 @@ def katex(tex, display):
     return cached("katex", (tex, display), render)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _characters(tex, display):
     return frozenset(drawn_characters(katex(tex, display)))
 
@@ -282,7 +282,7 @@ def drop_unused_css(page_html):
     return STYLE_BLOCK.sub(lambda m: m.group(1) + "".join(pruned(_parsed_css(m.group(2)))) + m.group(3), page_html)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed_css(css):
     """A stylesheet as (prelude, body) pairs, parsed once for all the pages that inline it. A style rule's prelude
     is its selectors, each with the classes it requires; @media and @supports have a tuple of rules as body."""

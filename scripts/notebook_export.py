@@ -67,7 +67,7 @@ def focusable(page):
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _html_exporter(options):
     """One HTML exporter for each set of nb2html options (``options``: their JSON)."""
     o = json.loads(options)
@@ -94,7 +94,7 @@ def _html_exporter(options):
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _markdown_exporter():
     return MarkdownExporter(
         config=nbconvert2.get_nbconvert_app().config,

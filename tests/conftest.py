@@ -9,7 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import settings
@@ -59,7 +59,7 @@ def pytest_sessionstart(session):
     if not _recording(config):
         return
     commit, clean = working_tree(REPO)
-    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     _record.update(commit=commit, clean=clean, started=started, complete=False)
     if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
         _narrow(f"paths or test ids given: {' '.join(config.args)}")
@@ -121,7 +121,7 @@ def pytest_sessionfinish(session):
     if unreported:
         _narrow(f"{len(unreported)} collected tests did not run")
     _record.update(
-        complete=not _narrowed, narrowed=_narrowed, finished=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        complete=not _narrowed, narrowed=_narrowed, finished=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     )
     if _record["complete"]:
         _save(RESULTS)

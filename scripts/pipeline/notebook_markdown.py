@@ -12,11 +12,12 @@ notebook's metadata), a link to another chapter the site's page.
 import re
 from dataclasses import dataclass
 
+from scripts.words import words
+
 from ..chapter_list import titled_links
 from .published import table, values
 from .references import CODE, FIGURE, INCLUDE, SECTION_MARKER, substitute_tables, substitute_values
 from .tables import markdown_table
-from scripts.words import words
 
 FENCE = re.compile(r"^([ \t]*)(`{3,})[^\n]*\n(.*?)^\1\2[ \t]*$\n?", re.MULTILINE | re.DOTALL)
 FIGURE_WITH_CAPTION = re.compile(

@@ -40,8 +40,8 @@ import matplotlib.pyplot as plt
 from matplotlib.text import Text
 from matplotlib.ticker import Formatter
 
-from scripts.pipeline.references import SECTION_MARKER
 from scripts.pipeline.published import RUN, STDOUT, VALUES, figure_file, section_file, table_file
+from scripts.pipeline.references import SECTION_MARKER
 
 _LABEL = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 

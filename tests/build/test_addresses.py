@@ -11,10 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 from bs4 import BeautifulSoup
-from support import IDENTITY, git
 
 from scripts import addresses
-from support import nonempty_glob
+from support import IDENTITY, git, nonempty_glob
 
 ROOTS_EN = [{"name": "English", "link": "./", "lang": "en"}, {"name": "中文", "link": "zh/", "lang": "zh"}]
 ROOTS_ZH = [{"name": "English", "link": "../", "lang": "en"}, {"name": "中文", "link": "./", "lang": "zh"}]

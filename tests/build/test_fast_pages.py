@@ -10,7 +10,8 @@ from scripts import fast_pages
 
 def test_chapter_math_becomes_katex_html_with_mathml_and_leaves_no_tex_behind():
     page = (
-        '<p>Scale by <span class="arithmatex">\\(\\sqrt{d_k}\\)</span>, where <span class="arithmatex">\\(a &lt; b\\)</span>.</p>'
+        '<p>Scale by <span class="arithmatex">\\(\\sqrt{d_k}\\)</span>, where <span class="arithmatex">\\(a &lt; '
+        "b\\)</span>.</p>"
         '<div class="arithmatex">\\[\n\\frac{QK^\\top}{\\sqrt{d_k}}\n\\]</div>'
     )
     html = fast_pages.render_math(page, fast_pages.MathFonts())

@@ -11,10 +11,10 @@ import sys
 import material
 import pytest
 from bs4 import BeautifulSoup
-from support import git, nonempty_glob, REPO
 
 from scripts import material_workarounds as workarounds
 from scripts.material_workarounds import MATERIAL, TargetMissing
+from support import REPO, git, nonempty_glob
 
 # The files of Material the guards read, relative to its templates folder.
 TARGETS = [
@@ -185,7 +185,8 @@ def test_each_markdown_table_is_built_in_materials_scrolling_wrapper_which_takes
 def test_every_code_block_can_take_the_keyboard_focus():
     page = '<div class="highlight"><pre><span></span><code>x = 1\n</code></pre></div><p><code>inline</code></p>'
     assert workarounds.code_reachable_by_keyboard(page) == (
-        '<div class="highlight"><pre><span></span><code tabindex="0">x = 1\n</code></pre></div><p><code>inline</code></p>'
+        '<div class="highlight"><pre><span></span><code tabindex="0">x = '
+        "1\n</code></pre></div><p><code>inline</code></p>"
     )
     with pytest.raises(TargetMissing, match="code_reachable_by_keyboard"):  # the code markup changed
         workarounds.code_reachable_by_keyboard('<div class="highlight"><pre><code>x = 1\n</code></pre></div>')
@@ -339,7 +340,8 @@ def test_a_formula_is_left_out_of_the_index_whole_even_with_spans_inside_it():
 
 
 QUERY_SEGMENTER = """function fe(t,e){let r=new Set,n=new Uint16Array(t.length);for(let s=0;s<t.length;s++)\
-for(let o=s+1;o<t.length;o++)t.slice(s,o)in e&&(n[s]=o-s);let i=[0];for(let s=i.length;s>0;){let o=i[--s];for(let u=1;u<n[o];u++)\
+for(let o=s+1;o<t.length;o++)t.slice(s,o)in e&&(n[s]=o-s);let i=[0];\
+for(let s=i.length;s>0;){let o=i[--s];for(let u=1;u<n[o];u++)\
 n[o+u]>n[o]-u&&(r.add(t.slice(o,o+u)),i[s++]=o+u);let a=o+n[o];n[a]&&a<t.length-1&&(i[s++]=a),r.add(t.slice(o,a))}\
 return r.has("")?new Set([t]):r}"""
 

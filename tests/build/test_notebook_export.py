@@ -12,9 +12,9 @@ import yaml
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import Abort
 from mkdocs_jupyter import convert, plugin
-from support import nonempty_glob, REPO
 
 from scripts import notebook_export
+from support import REPO, nonempty_glob
 
 NOTEBOOKS = nonempty_glob(REPO / "docs" / "notebooks", "*.ipynb") + nonempty_glob(
     REPO / "docs-zh" / "notebooks", "*.ipynb"

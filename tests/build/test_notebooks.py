@@ -13,8 +13,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
-from mkdocs.utils.meta import get_data
 import pytest
+from mkdocs.utils.meta import get_data
 
 from scripts.pipeline.check import check
 from scripts.pipeline.notebooks import chapter_snippets, notebook_folder, stale_notebooks, write_notebooks
@@ -60,7 +60,8 @@ def same_printout(ran, recorded):
 
 
 def execute_alone(notebook, folder):
-    """Run a copy of ``notebook`` in ``folder`` in a fresh kernel; return (committed, executed) notebooks or an error."""
+    """Run a copy of ``notebook`` in ``folder`` in a fresh kernel; return (committed, executed) notebooks or an
+    error."""
     copy = folder / notebook.name
     committed = nbformat.read(notebook, as_version=4)
     runnable = nbformat.read(notebook, as_version=4)
@@ -95,7 +96,8 @@ def test_there_is_a_notebook_per_chapter_with_snippets_in_each_edition():
 
 @pytest.mark.kernel
 @pytest.mark.claim(
-    "Every chapter notebook runs top to bottom in a fresh kernel, in an empty folder without the repository's code, and prints what the build recorded",
+    "Every chapter notebook runs top to bottom in a fresh kernel, in an empty folder without the repository's code, "
+    "and prints what the build recorded",
     zh="每一章的笔记本都能在全新的内核中、在不含仓库代码的空文件夹里从头到尾运行，并打印出构建所记录的内容",
 )
 @pytest.mark.parametrize("stem", list(RUNS))

@@ -16,8 +16,7 @@ from scripts.pipeline.check import check
 from scripts.pipeline.notebooks import notebook_script
 from scripts.pipeline.project import Project
 from scripts.pipeline.store import write_atomic
-from support import git, IDENTITY, nonempty_glob, REPO
-
+from support import IDENTITY, REPO, git, nonempty_glob
 
 ALPHA = '''"""Alpha: uses the core module, publishes a value and a table, draws a figure."""
 import sys
@@ -582,7 +581,8 @@ def one_snippet_per_chapter():
 
 
 @pytest.mark.claim(
-    "A snippet of every chapter runs alone, with python snippets/<chapter>/<what>.py, from another folder, and writes no files",
+    "A snippet of every chapter runs alone, with python snippets/<chapter>/<what>.py, from another folder, and "
+    "writes no files",
     zh="每一章的代码片段都能用 python snippets/<chapter>/<what>.py 从其他文件夹单独运行，且不写入任何文件",
 )
 @pytest.mark.parametrize("snippet", one_snippet_per_chapter(), ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -602,7 +602,7 @@ def test_a_snippet_runs_alone_from_any_folder(snippet, tmp_path):
 def test_write_atomic_writes_text_and_bytes_whole_and_leaves_nothing_behind_when_it_fails(tmp_path):
     path = tmp_path / "deep" / "out.txt"
     write_atomic(path, "一\r\ntwo\n")  # text as UTF-8, its line ends as given
-    assert path.read_bytes() == "一\r\ntwo\n".encode("utf-8")
+    assert path.read_bytes() == "一\r\ntwo\n".encode()
     write_atomic(path, b"\x00\xff")
     assert path.read_bytes() == b"\x00\xff"
     with pytest.raises(TypeError):

@@ -11,7 +11,7 @@ from scripts.pipeline.references import (
     substitute_values,
     without_references,
 )
-from support import nonempty_glob, REPO
+from support import REPO, nonempty_glob
 
 PAGE = """# A chapter
 

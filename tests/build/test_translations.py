@@ -7,13 +7,13 @@ import json
 import re
 
 import pytest
-from lib import zh
-from support import nonempty_glob, REPO
 
+from lib import zh
 from scripts.pipeline.build import build
 from scripts.pipeline.check import check
 from scripts.pipeline.discover import find_snippets
 from scripts.pipeline.project import Project
+from support import REPO, nonempty_glob
 
 SNIPPET = '''"""{name}: a table with text of its chapter's catalog."""
 import sys

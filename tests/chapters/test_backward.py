@@ -5,12 +5,9 @@ built entry by entry from its definition, and invariances of the loss (shifting 
 vector changes no weight). Published values of the backward chapter are read from values.json.
 """
 
-from support import flat_page, published
-
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import (
     causal_mask,
@@ -20,6 +17,7 @@ from lib.attention import (
     softmax_backward,
 )
 from lib.debug_tools import relative_error
+from support import flat_page, published
 
 H = 1e-5
 TOLERANCE = 1e-7
@@ -78,7 +76,8 @@ def attention_case(draw):
 @pytest.mark.claim(
     "The backward pass matches central finite differences in float64 to a relative error below 1e-7, "
     "for random shapes, broadcast batch dimensions, causal and random masks and fully masked rows (1000 cases)",
-    zh="在 float64 下，反向传播与中心有限差分的相对误差低于 1e-7，涵盖随机形状、广播的批量维度、因果掩码与随机掩码以及全被掩码的行（1000 个用例）",
+    zh="在 float64 下，反向传播与中心有限差分的相对误差低于 "
+    "1e-7，涵盖随机形状、广播的批量维度、因果掩码与随机掩码以及全被掩码的行（1000 个用例）",
 )
 def test_backward_matches_finite_differences(case):
     q, k, v, mask = case
@@ -229,7 +228,8 @@ def median_rms_dq(d_k, score_scale, n=500, seed=7):
 @pytest.mark.claim(
     "With the scale, the median query gradient grows with d_k up to about d_k = 32 and is flat after; without it, "
     "the median at d_k = 64 is still of the same size, and ten times smaller only from d_k = 256",
-    zh="有缩放时，查询梯度的中位数随 d_k 增大，直到 d_k 约为 32，之后保持平稳；没有缩放时，d_k 为 64 的中位数仍是同一量级，从 d_k 为 256 起才降到 1/10",
+    zh="有缩放时，查询梯度的中位数随 d_k 增大，直到 d_k 约为 32，之后保持平稳；没有缩放时，d_k 为 64 "
+    "的中位数仍是同一量级，从 d_k 为 256 起才降到 1/10",
 )
 def test_the_shape_of_the_median_query_gradient_over_d_k():
     scaled = {d: median_rms_dq(d, 1.0) for d in (2, 32, 64, 256)}

@@ -6,9 +6,10 @@ import subprocess
 import sys
 
 import pytest
+
 from scripts import bench
 from scripts.pipeline import references
-from support import english_words, REPO
+from support import REPO, english_words
 
 MEASURED = REPO / "docs" / "measured"
 

@@ -7,9 +7,9 @@ import re
 
 import pytest
 from fontTools.ttLib import TTFont
-from support import GENERATED, nonempty_glob, published, run_snippet
 
 from lib.plotting import CJK_FONT
+from support import GENERATED, nonempty_glob, published, run_snippet
 
 FIGURES = GENERATED / "scaled_dot_product/chinese"
 

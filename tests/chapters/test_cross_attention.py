@@ -3,10 +3,10 @@ and the source's keys and values computed once while the target is generated."""
 
 import numpy as np
 import pytest
-from support import flat_page, oracle_attention, published, published_table, run_snippet
 
 from lib.attention import padding_mask
 from lib.encoder_decoder import cross_attention, source_keys_values
+from support import flat_page, oracle_attention, published, published_table, run_snippet
 
 
 def cross_oracle(x, memory, w_q, w_k, w_v, w_o, n_heads, source_lengths):
@@ -35,7 +35,8 @@ def cross_oracle(x, memory, w_q, w_k, w_v, w_o, n_heads, source_lengths):
 @pytest.mark.claim(
     "Cross-attention (queries from one sequence, keys and values from another, a source padding mask) "
     "equals plain loops over queries and keys, with L_q != L_k",
-    zh="交叉注意力（查询来自一个序列，键和值来自另一个序列，加上源序列填充掩码）在 L_q != L_k 时等于对查询和键的普通循环",
+    zh="交叉注意力（查询来自一个序列，键和值来自另一个序列，加上源序列填充掩码）在 L_q != L_k "
+    "时等于对查询和键的普通循环",
 )
 @pytest.mark.parametrize("l_q,l_k,n_heads", [(1, 6, 2), (4, 7, 2), (5, 3, 4)])
 def test_cross_attention_against_loops(l_q, l_k, n_heads):
@@ -125,8 +126,8 @@ def test_the_page_quotes_the_paper_and_labels_the_axes():
     page = flat_page("cross-attention.md")
     assert "Vaswani et al. 2017, section 3.2.3" in page
     assert (
-        '"the queries come from the previous decoder layer, and the memory keys and values come from the output of the encoder"'
-        in page
+        '"the queries come from the previous decoder layer, and the memory keys and values come from the output of '
+        'the encoder"' in page
     )
     assert '"all of the keys, values and queries come from the same place"' in page
     assert "queries from the target as rows, keys from the source as columns" in page

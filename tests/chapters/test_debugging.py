@@ -5,15 +5,12 @@ exact softmax in Decimal arithmetic, and perturbation tests written out here rat
 debug_tools.future_leak.
 """
 
-from scripts.pipeline.published import values as published_values
 import math
 from decimal import Decimal, getcontext
 
 import numpy as np
 import pytest
-from support import GENERATED, oracle_attention, positional_encoding, published_table, REPO
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import (
     causal_mask,
@@ -34,6 +31,8 @@ from lib.debug_tools import (
     relative_error,
     weight_stats,
 )
+from scripts.pipeline.published import values as published_values
+from support import GENERATED, REPO, oracle_attention, positional_encoding, published_table
 
 PAGE = REPO / "docs" / "debugging.md"
 
@@ -123,7 +122,8 @@ def test_page_shape_messages_are_the_real_ones():
 
 
 @pytest.mark.claim(
-    "reshape(h, L, d_head) without a transpose gives the right shape and wrong heads; reshape(L, h, d_head) + transpose is right",
+    "reshape(h, L, d_head) without a transpose gives the right shape and wrong heads; reshape(L, h, d_head) + "
+    "transpose is right",
     zh="不加 transpose 的 reshape(h, L, d_head) 得到正确的形状和错误的头；reshape(L, h, d_head) 加 transpose 才正确",
 )
 @given(st.integers(2, 6), st.sampled_from([1, 2, 4]), st.integers(1, 4))
@@ -153,7 +153,8 @@ def head_weights(std, d_model=128, d_k=64, L=7, seed=11):
 
 
 @pytest.mark.claim(
-    "With W_q, W_k of standard deviation 1 the rows are one-hot even after dividing by sqrt(d_k); std 1/sqrt(d_model) fixes it",
+    "With W_q, W_k of standard deviation 1 the rows are one-hot even after dividing by sqrt(d_k); std "
+    "1/sqrt(d_model) fixes it",
     zh="W_q、W_k 的标准差为 1 时，即使除以 sqrt(d_k)，各行仍是独热的；标准差取 1/sqrt(d_model) 即可修正",
 )
 @pytest.mark.parametrize("seed", range(5))
@@ -201,7 +202,8 @@ def test_small_init_gives_uniform_rows(L):
 
 
 @pytest.mark.claim(
-    "The naive softmax turns rows into NaN once a score exceeds log(float64 max) ≈ 709.78; subtracting the row max is exact",
+    "The naive softmax turns rows into NaN once a score exceeds log(float64 max) ≈ 709.78; subtracting the row max "
+    "is exact",
     zh="一旦某个分数超过 log(float64 max) ≈ 709.78，朴素 softmax 就把整行变成 NaN；减去行最大值是精确的",
 )
 @given(st.lists(st.floats(-2000, 2000), min_size=2, max_size=6))
@@ -236,7 +238,8 @@ def test_clip_distorts_weights_and_gradients():
 
 
 @pytest.mark.claim(
-    "A query with no visible key gives NaN with -inf and the naive softmax, a uniform row with a -1e9 fill, zeros in the core",
+    "A query with no visible key gives NaN with -inf and the naive softmax, a uniform row with a -1e9 fill, zeros in "
+    "the core",
     zh="没有可见键的查询：用 -inf 加朴素 softmax 得到 NaN，用 -1e9 填充得到均匀的行，核心实现给出全零",
 )
 @pytest.mark.parametrize("L", [2, 5, 8])
@@ -279,7 +282,8 @@ def test_the_page_runs_seed_000s_own_masking_lines():
 @pytest.mark.claim(
     "Seed 000 subtracts 1e9 from masked scores: a row with no visible key is NaN with its exp/sum softmax "
     "and the unmasked row with a max-subtracting softmax, not a uniform row",
-    zh="种子教程 000 从被掩码的分数中减去 1e9：没有可见键的行，用它的 exp/sum softmax 得到 NaN，用减最大值的 softmax 得到未加掩码时的行，而不是均匀的行",
+    zh="种子教程 000 从被掩码的分数中减去 1e9：没有可见键的行，用它的 exp/sum softmax 得到 NaN，用减最大值的 softmax "
+    "得到未加掩码时的行，而不是均匀的行",
 )
 @pytest.mark.parametrize("L", [2, 5, 8])
 def test_seed_000_subtraction_on_a_row_with_no_visible_key(L):
@@ -301,7 +305,8 @@ def test_seed_000_subtraction_on_a_row_with_no_visible_key(L):
 @pytest.mark.claim(
     "In float32, s - 1e9 rounds to exactly -1e9 for |s| < 32, so seed 000's line gives a uniform row; "
     "in float16, 1e9 is inf and the line makes every row NaN; -1e4 fits in float16",
-    zh="在 float32 下，|s| < 32 时 s - 1e9 恰好舍入为 -1e9，所以种子教程 000 的这行代码得到均匀的行；在 float16 下，1e9 是 inf，这行代码使每一行"
+    zh="在 float32 下，|s| < 32 时 s - 1e9 恰好舍入为 -1e9，所以种子教程 000 的这行代码得到均匀的行；在 float16 "
+    "下，1e9 是 inf，这行代码使每一行"
     "都变成 NaN；-1e4 能用 float16 表示",
 )
 def test_seed_000_constant_in_float32_and_float16():
@@ -327,7 +332,8 @@ def test_seed_000_constant_in_float32_and_float16():
 
 
 @pytest.mark.claim(
-    "The core keeps a NaN visible: one NaN in a query gives a NaN output row there, and rows with no visible key stay zero",
+    "The core keeps a NaN visible: one NaN in a query gives a NaN output row there, and rows with no visible key "
+    "stay zero",
     zh="核心实现让 NaN 保持可见：查询中有一个 NaN，该处的输出行就是 NaN，而没有可见键的行仍为零",
 )
 def test_published_nan_propagation():
@@ -346,7 +352,8 @@ def test_published_nan_propagation():
 
 
 @pytest.mark.claim(
-    "The gradient reaching a masked score is exactly 0 and no NaN appears: '.detach() before masking causes NaN' is wrong",
+    "The gradient reaching a masked score is exactly 0 and no NaN appears: '.detach() before masking causes NaN' is "
+    "wrong",
     zh="到达被掩码分数的梯度恰好为 0，且不出现 NaN：“掩码前 .detach() 会导致 NaN”的说法是错的",
 )
 @pytest.mark.parametrize("L", [2, 4, 7])
@@ -375,7 +382,8 @@ def test_published_gradcheck():
 
 
 @pytest.mark.claim(
-    "An L1 penalty on attention weights is constant (each row sums to 1), so its gradient is 0; an entropy penalty is not",
+    "An L1 penalty on attention weights is constant (each row sums to 1), so its gradient is 0; an entropy penalty "
+    "is not",
     zh="对注意力权重施加的 L1 惩罚是常数（每行之和为 1），所以其梯度为 0；熵惩罚则不然",
 )
 @given(st.lists(st.floats(-20, 20), min_size=2, max_size=8))
@@ -402,7 +410,8 @@ def test_published_penalty_descent():
 
 
 @pytest.mark.claim(
-    "Without a padding mask real tokens put weight on [PAD] and their outputs depend on the padding; padding_mask removes both",
+    "Without a padding mask real tokens put weight on [PAD] and their outputs depend on the padding; padding_mask "
+    "removes both",
     zh="没有填充掩码时，真实词元会把权重放在 [PAD] 上，其输出也依赖于填充；padding_mask 消除了这两个问题",
 )
 @pytest.mark.parametrize("n_real,n", [(2, 5), (4, 7), (4, 10)])
@@ -482,7 +491,8 @@ def multiply_after_softmax(x, w, renormalise=False):
 
 
 @pytest.mark.claim(
-    "Multiplying the weights by the mask after the softmax leaks the future: the denominator still sums over future keys",
+    "Multiplying the weights by the mask after the softmax leaks the future: the denominator still sums over future "
+    "keys",
     zh="在 softmax 之后把权重乘以掩码会泄露未来信息：分母仍对未来的键求和",
 )
 @pytest.mark.parametrize("L", [3, 7])
@@ -603,7 +613,8 @@ def test_resampling_positions_breaks_fast_dimensions():
 @pytest.mark.claim(
     "Seed 000's troubleshooting table insists on sqrt(d_k) with d_k the single head's width, which "
     "its code already uses; the page no longer says the table hints at sqrt(d_model)",
-    zh="种子教程 000 的排错表坚持用 sqrt(d_k)，其中 d_k 是单个头的宽度，而它的代码本来就这样用；页面不再说该表暗示 sqrt(d_model)",
+    zh="种子教程 000 的排错表坚持用 sqrt(d_k)，其中 d_k 是单个头的宽度，而它的代码本来就这样用；页面不再说该表暗示 "
+    "sqrt(d_model)",
 )
 def test_the_seed_table_rules_out_d_model_and_its_code_already_divides_by_d_k():
     from lib.claims_seeds import SEED_000_CODE

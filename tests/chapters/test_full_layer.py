@@ -10,7 +10,8 @@ import re
 
 import numpy as np
 import pytest
-from support import flat_page, oracle_attention, positional_encoding, published, published_table, REPO, run_snippet
+
+from support import REPO, flat_page, oracle_attention, positional_encoding, published, published_table, run_snippet
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +100,8 @@ def test_pad_embedding_is_invisible(layer):
 
 
 @pytest.mark.claim(
-    "An encoder without a padding mask lets real words attend to padding and changes their outputs; with the mask it matches the unpadded runs",
+    "An encoder without a padding mask lets real words attend to padding and changes their outputs; with the mask it "
+    "matches the unpadded runs",
     zh="没有填充掩码的编码器让真实的词关注填充，从而改变其输出；加上掩码后与不加填充的运行结果一致",
 )
 def test_encoder_needs_the_padding_mask(layer):

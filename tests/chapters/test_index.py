@@ -4,11 +4,11 @@ import re
 
 import numpy as np
 import pytest
-from scripts.chapter_list import CHAPTER_LIST, chapter_list, page_title, translate_nav
-from support import NAV, mkdocs_config, published_table, REPO
 
 from lib.attention import causal_mask, multi_head_attention, scaled_dot_product_attention, sinusoidal_positions
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from scripts.chapter_list import CHAPTER_LIST, chapter_list, page_title, translate_nav
+from support import NAV, REPO, mkdocs_config, published_table
 
 HOME = REPO / "docs" / "index.md"
 NUMBER_WORDS = {10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen"}

@@ -13,7 +13,6 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pytest
-from support import REPO, oracle_attention, published, published_table
 
 from lib.debug_tools import numeric_gradient, relative_error
 from lib.induction import (
@@ -31,6 +30,7 @@ from lib.induction import (
 )
 from lib.tiny_model import cross_entropy
 from scripts.pipeline.references import read_page, without_references
+from support import REPO, oracle_attention, published, published_table
 
 SEEDS = ("induction_heads/seed_0", "induction_heads/seed_1", "induction_heads/seed_2")
 UNSHOWN_SEEDS = (3, 4)  # the page: "The test suite trains seeds 3 and 4"
@@ -210,7 +210,8 @@ def test_each_seed_table_matches_its_values(snippet):
 @pytest.mark.claim(
     "On each of three seeds, switching off the previous-token head costs more repeat accuracy than "
     "switching off the other layer-0 head, and switching off layer 0 costs most of it",
-    zh="在三个种子中的每一个上，关闭前一词元头损失的重复部分准确率都比关闭第 0 层另一个头多，关闭整个第 0 层则损失大部分准确率",
+    zh="在三个种子中的每一个上，关闭前一词元头损失的重复部分准确率都比关闭第 0 层另一个头多，关闭整个第 0 "
+    "层则损失大部分准确率",
 )
 def test_ablation_breaks_the_copying(snippet):
     values = published(snippet)

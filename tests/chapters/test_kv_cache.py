@@ -7,11 +7,11 @@ take part in, while the code under test runs unchanged.
 
 import numpy as np
 import pytest
-from support import published
 
 from lib import attention
 from lib.attention import causal_mask, multi_head_attention
 from lib.kv_decoder import KVCache, macs_with_cache, macs_without_cache, step_with_cache, step_without_cache
+from support import published
 
 
 class Counted(np.ndarray):

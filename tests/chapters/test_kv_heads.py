@@ -3,6 +3,7 @@ mean pooling, and multi-head latent attention's absorbed matrices, each against 
 
 import numpy as np
 import pytest
+
 from support import oracle_attention, published, published_table, run_snippet
 
 GROUPS, CACHE = published("kv_heads/groups"), published("kv_heads/cache")
@@ -43,7 +44,8 @@ def test_mqa_is_one_key_value_head_for_every_query_head_by_the_loop():
 @pytest.mark.claim(
     "KV cache per token in float16: Llama 2 70B 320 KiB (2.5 MiB with a key/value head per query head), "
     "Llama 3 8B and Mistral 7B 128 KiB, DeepSeek-V2's latent 67.5 KiB",
-    zh="float16 下每个词元的 KV 缓存：Llama 2 70B 为 320 KiB（每个查询头各有键/值头时为 2.5 MiB），Llama 3 8B 和 Mistral 7B 为 128 KiB，DeepSeek-V2 的潜向量为 67.5 KiB",
+    zh="float16 下每个词元的 KV 缓存：Llama 2 70B 为 320 KiB（每个查询头各有键/值头时为 2.5 MiB），Llama 3 8B 和 "
+    "Mistral 7B 为 128 KiB，DeepSeek-V2 的潜向量为 67.5 KiB",
 )
 def test_cache_bytes_of_the_cited_configurations():
     rows = {row["model"]: row for row in published_table("kv_heads/cache", "configs")}
@@ -95,7 +97,8 @@ def test_pooling_errors_rise_as_heads_are_merged():
 @pytest.mark.claim(
     "Multi-head latent attention: folding W_UK into the query and W_UV into W_O gives the expanded scores "
     "and outputs; with rotated keys one fixed W_UK fails, and a decoupled rotary key restores it",
-    zh="多头潜在注意力：把 W_UK 吸收进查询、把 W_UV 吸收进 W_O，得到的分数和输出与展开计算相同；键旋转后一个固定的 W_UK 不再成立，解耦的旋转键使它恢复成立",
+    zh="多头潜在注意力：把 W_UK 吸收进查询、把 W_UV 吸收进 W_O，得到的分数和输出与展开计算相同；键旋转后一个固定的 "
+    "W_UK 不再成立，解耦的旋转键使它恢复成立",
 )
 def test_absorbed_matrices():
     assert LATENT["score_error"] < 1e-12 and LATENT["out_error"] < 1e-12 and LATENT["decoupled_error"] < 1e-12

@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sys
-
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from scripts.ledger import PARTIAL, REQUIRE, RESULTS, claim_markers, claims_tabl
 from scripts.pipeline.build import plan
 from scripts.pipeline.check import freshness
 from scripts.pipeline.project import Project
-from support import english_words, git, IDENTITY, REPO
+from support import IDENTITY, REPO, english_words, git
 
 DEMO = """import pytest
 

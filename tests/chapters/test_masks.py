@@ -10,13 +10,12 @@ import math
 
 import numpy as np
 import pytest
-from support import flat_page, GENERATED, oracle_attention, published, published_table, softmax_row
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import attention_scores, causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from lib.debug_tools import max_subtract_softmax
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from support import GENERATED, flat_page, oracle_attention, published, published_table, softmax_row
 
 TOKENS = tokenize(SENTENCE)
 

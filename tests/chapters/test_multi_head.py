@@ -9,12 +9,11 @@ import math
 
 import numpy as np
 import pytest
-from support import oracle_attention, published, REPO
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import causal_mask, merge_heads, multi_head_attention, split_heads
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from support import REPO, oracle_attention, published
 
 CHAPTER = REPO / "docs" / "multi-head.md"
 TOKENS = tokenize(SENTENCE)
@@ -55,7 +54,8 @@ def loop_multi_head(x, w_q, w_k, w_v, w_o, h, split, allowed):
 
 @given(st.integers(1, 6), st.integers(1, 4), st.integers(1, 4), st.integers(0, 2**32 - 1))
 @pytest.mark.claim(
-    "Splitting with reshape + transpose gives every head every position with its own slice of features, and merging undoes it exactly",
+    "Splitting with reshape + transpose gives every head every position with its own slice of features, and merging "
+    "undoes it exactly",
     zh="用 reshape 加 transpose 拆分，使每个头都得到所有位置及其各自的一段特征，合并则恰好将其还原",
 )
 def test_split_heads_matches_index_arithmetic(length, h, d_head, seed):
@@ -65,7 +65,8 @@ def test_split_heads_matches_index_arithmetic(length, h, d_head, seed):
 
 
 @pytest.mark.claim(
-    "Reshaping without the transpose gives head 0 only the first half of the sentence and head 1 only the second half; 12 of 14 head rows hold the wrong word",
+    "Reshaping without the transpose gives head 0 only the first half of the sentence and head 1 only the second "
+    "half; 12 of 14 head rows hold the wrong word",
     zh="不加 transpose 直接 reshape，头 0 只得到句子的前半部分，头 1 只得到后半部分；14 个头行中有 12 个对应错误的词",
 )
 def test_reshape_only_cuts_the_sentence():
@@ -109,8 +110,10 @@ def test_who_moves_with_the_loop_oracle():
 
 @pytest.mark.parametrize("d_model,h", [(PAPER["d_model"], PAPER["h"]), (128, 2)])
 @pytest.mark.claim(
-    "One fused (d_model, h*d_k) projection gives the same multi-head attention as h separate (d_model, d_k) projections, at the paper's base sizes and at the tutorial's",
-    zh="一个合并的 (d_model, h*d_k) 投影与 h 个独立的 (d_model, d_k) 投影给出相同的多头注意力，在论文的基础模型尺寸和教程的尺寸下都是如此",
+    "One fused (d_model, h*d_k) projection gives the same multi-head attention as h separate (d_model, d_k) "
+    "projections, at the paper's base sizes and at the tutorial's",
+    zh="一个合并的 (d_model, h*d_k) 投影与 h 个独立的 (d_model, d_k) "
+    "投影给出相同的多头注意力，在论文的基础模型尺寸和教程的尺寸下都是如此",
 )
 def test_fused_equals_separate_with_the_loop_oracle(d_model, h):
     d_k, L = d_model // h, 5
@@ -149,7 +152,8 @@ def test_the_paper_quote_and_the_snippet_sizes_agree():
 
 
 @pytest.mark.claim(
-    "Reusing one (d_model, d_k) matrix for every head makes all heads compute identical weights; separate matrices do not",
+    "Reusing one (d_model, d_k) matrix for every head makes all heads compute identical weights; separate matrices "
+    "do not",
     zh="所有头共用一个 (d_model, d_k) 矩阵会使各头算出完全相同的权重；各自独立的矩阵则不会",
 )
 def test_shared_matrix_collapses_the_heads():

@@ -10,11 +10,10 @@ import sys
 
 import numpy as np
 import pytest
-from support import flat_page, oracle_attention, published, REPO, softmax_row
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.online_tiles import online_softmax, tiled_attention
+from support import REPO, flat_page, oracle_attention, published, softmax_row
 
 
 @given(
@@ -31,7 +30,8 @@ def test_online_softmax_equals_the_loop_softmax(row, block):
 
 
 @pytest.mark.claim(
-    "tiled attention with a running max and a running sum equals full-softmax attention (a loop oracle) for every tile size",
+    "tiled attention with a running max and a running sum equals full-softmax attention (a loop oracle) for every "
+    "tile size",
     zh="对每种分块大小，使用滚动最大值和滚动求和的分块注意力都等于完整 softmax 注意力（循环参照实现）",
 )
 @given(st.integers(1, 23), st.integers(1, 23), st.integers(1, 6), st.integers(1, 9), st.integers(0, 2**32 - 1))

@@ -12,11 +12,10 @@ import re
 
 import numpy as np
 import pytest
-from support import oracle_attention, published, REPO
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import causal_mask, multi_head_attention, sinusoidal_positions
+from support import REPO, oracle_attention, published
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "order-matters.md").read_text(encoding="utf-8"))
 

@@ -20,11 +20,10 @@ import re
 
 import numpy as np
 import pytest
-from support import positional_encoding, published, REPO, run_snippet
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import sinusoidal_positions
+from support import REPO, positional_encoding, published, run_snippet
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8"))
 

@@ -10,12 +10,11 @@ import math
 
 import numpy as np
 import pytest
-from support import flat_page, oracle_attention, published, softmax_row
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import attention_scores
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from support import flat_page, oracle_attention, published, softmax_row
 
 TOKENS = tokenize(SENTENCE)
 
@@ -227,7 +226,8 @@ def test_disagreement_rate_recounted():
 @pytest.mark.claim(
     "With tied projections a longer key outscores the self-score whenever ||x_j W|| cos(theta) > "
     "||x_i W||: three times as long at 60 degrees scores 1.5 against 1, far from 'the same way'",
-    zh="共用投影时，只要 ||x_j W|| cos(theta) > ||x_i W||，更长的键的得分就会超过自身分数：长 3 倍、夹角 60 度时得分为 1.5 对 1，远非“同样的方式”",
+    zh="共用投影时，只要 ||x_j W|| cos(theta) > ||x_i W||，更长的键的得分就会超过自身分数：长 3 倍、夹角 60 "
+    "度时得分为 1.5 对 1，远非“同样的方式”",
 )
 def test_a_longer_key_at_a_wide_angle_outscores_the_self_score():
 

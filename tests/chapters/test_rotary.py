@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+
 from support import flat_page, published, published_table
 
 RELATIVE, PAIRING = published("rotary/relative"), published("rotary/pairing")
@@ -70,7 +71,8 @@ def test_what_dot_products_do_with_distance():
 @pytest.mark.claim(
     "Permuting each head's W_Q and W_K columns (2i -> i, 2i+1 -> i + d/2) turns an interleaved RoPE "
     "checkpoint into a half-pairing one with the same scores; without it the scores change",
-    zh="把每个头的 W_Q 和 W_K 的列置换（2i -> i，2i+1 -> i + d/2），就把相邻配对的 RoPE 检查点变成对半配对的检查点，分数不变；不置换则分数改变",
+    zh="把每个头的 W_Q 和 W_K 的列置换（2i -> i，2i+1 -> i + d/2），就把相邻配对的 RoPE "
+    "检查点变成对半配对的检查点，分数不变；不置换则分数改变",
 )
 def test_the_permutation_converts_the_checkpoint():
     assert PAIRING["converted_error"] < 1e-12
@@ -96,7 +98,8 @@ def test_rope_angles_are_the_sinusoidal_arguments():
 @pytest.mark.claim(
     "With base 10000 and 4,096 positions, 18 of 64 rotary pairs (d_head = 128) never complete a turn; "
     "with base 500000 and 8,192, 29",
-    zh="基数 10000、4,096 个位置时，64 个旋转对（d_head = 128）中有 18 个转不满一圈；基数 500000、8,192 个位置时有 29 个",
+    zh="基数 10000、4,096 个位置时，64 个旋转对（d_head = 128）中有 18 个转不满一圈；基数 500000、8,192 个位置时有 "
+    "29 个",
 )
 def test_pairs_that_never_turn():
     def unturned(base, context):
@@ -120,7 +123,8 @@ def overshoots(theta_new, theta, trained, target):
 @pytest.mark.claim(
     "Going from 4,096 to 16,384 positions, position interpolation leaves no rotary pair more than one "
     "position past its trained angles; without it 18 pairs go past, and with an NTK-aware base 17",
-    zh="从 4,096 个位置扩展到 16,384 个时，位置插值不让任何旋转对超出训练时角度一个位置以上；不做改动有 18 对超出，NTK 感知的基数有 17 对",
+    zh="从 4,096 个位置扩展到 16,384 个时，位置插值不让任何旋转对超出训练时角度一个位置以上；不做改动有 18 "
+    "对超出，NTK 感知的基数有 17 对",
 )
 def test_stretching_methods_against_a_loop():
     d, base, s = 128, 10000.0, 4.0

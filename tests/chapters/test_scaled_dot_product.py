@@ -10,15 +10,14 @@ import re
 
 import numpy as np
 import pytest
-from support import nonempty_glob, oracle_attention, published, published_table, REPO, softmax_row
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import sinusoidal_positions, softmax
 from lib.debug_tools import numeric_gradient
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 from lib.seeded import normals
 from scripts.pipeline.references import read_page, without_references
+from support import REPO, nonempty_glob, oracle_attention, published, published_table, softmax_row
 
 CHAPTER = REPO / "docs" / "scaled-dot-product.md"
 
@@ -192,7 +191,8 @@ def saturation_sample(d_k, rows, rng, n_keys=7):
 
 
 @pytest.mark.claim(
-    "Unscaled, the largest weight climbs towards 1 and the entropy and softmax Jacobian fall as d_k grows; scaled, all three stay flat",
+    "Unscaled, the largest weight climbs towards 1 and the entropy and softmax Jacobian fall as d_k grows; scaled, "
+    "all three stay flat",
     zh="不缩放时，随着 d_k 增大，最大权重趋向 1，熵和 softmax 雅可比矩阵则下降；缩放后三者都保持平稳",
 )
 def test_published_saturation_tables_show_saturation_only_without_scaling():
@@ -211,7 +211,8 @@ def test_published_saturation_tables_show_saturation_only_without_scaling():
 
 
 @pytest.mark.claim(
-    "At d_k = 64, unscaled rows average a largest weight near 0.88 and over a third of them exceed 0.99; scaled rows stay near 0.39",
+    "At d_k = 64, unscaled rows average a largest weight near 0.88 and over a third of them exceed 0.99; scaled rows "
+    "stay near 0.39",
     zh="d_k 为 64 时，不缩放的行最大权重平均接近 0.88，其中超过 1/3 的行超过 0.99；缩放后的行保持在 0.39 左右",
 )
 def test_saturation_at_d_k_64_with_an_independent_sample():
@@ -350,8 +351,10 @@ def init_sample():
 
 
 @pytest.mark.claim(
-    "At seed 000's sizes, N(0,1) projections give one-hot rows and 0.01·N(0,1) gives uniform rows, both with the scaling; N(0,1/d_model) gives neither",
-    zh="在种子教程 000 的尺寸下，即使有缩放，N(0,1) 投影也得到独热的行，0.01·N(0,1) 得到均匀的行；N(0,1/d_model) 两者都不会",
+    "At seed 000's sizes, N(0,1) projections give one-hot rows and 0.01·N(0,1) gives uniform rows, both with the "
+    "scaling; N(0,1/d_model) gives neither",
+    zh="在种子教程 000 的尺寸下，即使有缩放，N(0,1) 投影也得到独热的行，0.01·N(0,1) 得到均匀的行；N(0,1/d_model) "
+    "两者都不会",
 )
 def test_init_extremes(init_sample):
     values = published("scaled_dot_product/init")
@@ -365,7 +368,8 @@ def test_init_extremes(init_sample):
 
 
 @pytest.mark.claim(
-    "With 0.01·N(0,1) every sentence's gradient to W_q is about (0.088/0.01)^2 ≈ 78 times smaller than with N(0,1/d_model)",
+    "With 0.01·N(0,1) every sentence's gradient to W_q is about (0.088/0.01)^2 ≈ 78 times smaller than with "
+    "N(0,1/d_model)",
     zh="使用 0.01·N(0,1) 时，每个句子传给 W_q 的梯度约为 N(0,1/d_model) 时的 1/78（(0.088/0.01)^2 ≈ 78）",
 )
 def test_small_init_gradient_shrinks_like_sigma_squared(init_sample):
@@ -378,8 +382,10 @@ def test_small_init_gradient_shrinks_like_sigma_squared(init_sample):
 
 
 @pytest.mark.claim(
-    "With N(0,1) most rows are saturated (||J||_F < 1e-6) and about a quarter of sentences send W_q no gradient, while others send more than the healthy init",
-    zh="使用 N(0,1) 时，大多数行都已饱和（||J||_F < 1e-6），约 1/4 的句子不向 W_q 传递梯度，而其他句子传递的梯度比正常的初始化还多",
+    "With N(0,1) most rows are saturated (||J||_F < 1e-6) and about a quarter of sentences send W_q no gradient, "
+    "while others send more than the healthy init",
+    zh="使用 N(0,1) 时，大多数行都已饱和（||J||_F < 1e-6），约 1/4 的句子不向 W_q "
+    "传递梯度，而其他句子传递的梯度比正常的初始化还多",
 )
 def test_std1_init_gradient_is_erratic(init_sample):
     values = published("scaled_dot_product/init")
@@ -412,8 +418,10 @@ def seed_000_recipe(rng):
 
 
 @pytest.mark.claim(
-    'Seed 000\'s code never gives "[0.999, 0.0001, ...]" without the scaling: its softmax returns NaN rows, a stable one rows whose top weight is exactly 1.0',
-    zh="不缩放时，种子教程 000 的代码永远不会给出 “[0.999, 0.0001, ...]”：它的 softmax 返回 NaN 行，稳定的 softmax 返回最大权重恰好为 1.0 的行",
+    'Seed 000\'s code never gives "[0.999, 0.0001, ...]" without the scaling: its softmax returns NaN rows, a stable '
+    "one rows whose top weight is exactly 1.0",
+    zh="不缩放时，种子教程 000 的代码永远不会给出 “[0.999, 0.0001, ...]”：它的 softmax 返回 NaN 行，稳定的 softmax "
+    "返回最大权重恰好为 1.0 的行",
 )
 def test_seed_000_unscaled_is_nan_or_one_hot():
     values = published("scaled_dot_product/seed_claims")
@@ -430,7 +438,8 @@ def test_seed_000_unscaled_is_nan_or_one_hot():
 
 
 @pytest.mark.claim(
-    "Seed 000's unscaled rows are one-hot only to within float64 rounding: top weight 1.0, other weights tiny but not all 0",
+    "Seed 000's unscaled rows are one-hot only to within float64 rounding: top weight 1.0, other weights tiny but "
+    "not all 0",
     zh="种子教程 000 不缩放的行只在 float64 舍入误差范围内是独热的：最大权重为 1.0，其他权重极小但并非全为 0",
 )
 def test_seed_000_unscaled_rows_are_one_hot_to_rounding_not_exactly():
@@ -444,7 +453,8 @@ def test_seed_000_unscaled_rows_are_one_hot_to_rounding_not_exactly():
 
 
 @pytest.mark.claim(
-    "With seed 000's std-1 projections, dividing by sqrt(d_k) does not make the weights smooth: most rows stay above 0.999",
+    "With seed 000's std-1 projections, dividing by sqrt(d_k) does not make the weights smooth: most rows stay above "
+    "0.999",
     zh="使用种子教程 000 标准差为 1 的投影时，除以 sqrt(d_k) 并不能使权重变得平滑：大多数行仍高于 0.999",
 )
 def test_seed_000_scaled_stays_one_hot():
@@ -458,7 +468,8 @@ def test_seed_000_scaled_stays_one_hot():
 
 
 @pytest.mark.claim(
-    "Seed 003's code does not normalise the score variance to 1: its 0.01 init gives about 1e-6, and every weight is 0.2",
+    "Seed 003's code does not normalise the score variance to 1: its 0.01 init gives about 1e-6, and every weight is "
+    "0.2",
     zh="种子教程 003 的代码并没有把分数的方差归一化为 1：它的 0.01 初始化给出约 1e-6 的方差，每个权重都是 0.2",
 )
 def test_seed_003_variance_and_uniform_weights():
@@ -548,7 +559,8 @@ def flat_page(path=CHAPTER):
 @pytest.mark.claim(
     "Dividing by sqrt(d_k) removes the growth with d_k for any component variance: the scaled "
     "variance is sigma_q^2 sigma_k^2 at every d_k, and 1 only for unit variance",
-    zh="无论分量的方差是多少，除以 sqrt(d_k) 都消除了随 d_k 的增长：在每个 d_k 下缩放后的方差都是 sigma_q^2 sigma_k^2，只有方差为 1 时才等于 1",
+    zh="无论分量的方差是多少，除以 sqrt(d_k) 都消除了随 d_k 的增长：在每个 d_k 下缩放后的方差都是 sigma_q^2 "
+    "sigma_k^2，只有方差为 1 时才等于 1",
 )
 def test_scaling_removes_the_growth_with_d_k_for_any_sigma():
     rng = np.random.default_rng(2101)
@@ -568,7 +580,8 @@ def test_scaling_removes_the_growth_with_d_k_for_any_sigma():
 @pytest.mark.claim(
     "Scaled, the mean largest weight still rises at the smallest d_k (d_k = 1 below the flat "
     "range from d_k = 8), and a row above 0.99 occurs only at d_k < 4",
-    zh="缩放后，最大权重的平均值在最小的 d_k 处仍会升高（d_k = 1 时低于从 d_k = 8 开始的平稳区间），且只有 d_k < 4 时才出现高于 0.99 的行",
+    zh="缩放后，最大权重的平均值在最小的 d_k 处仍会升高（d_k = 1 时低于从 d_k = 8 开始的平稳区间），且只有 d_k < 4 "
+    "时才出现高于 0.99 的行",
 )
 def test_scaled_saturation_is_flat_only_from_moderate_widths():
     values = published("scaled_dot_product/saturation")
@@ -591,7 +604,8 @@ def test_scaled_saturation_is_flat_only_from_moderate_widths():
 @pytest.mark.claim(
     "The 'no gradient to W_q' share in the seed-claims table is measured on random sentences at seed "
     "000's sizes and init, without the seed's causal mask and positional encoding, and says so",
-    zh="种子教程论断表中“W_q 得不到梯度”的比例，是在种子教程 000 的尺寸和初始化下、用随机句子、不加该教程的因果掩码和位置编码测得的，表中也这样注明",
+    zh="种子教程论断表中“W_q 得不到梯度”的比例，是在种子教程 000 "
+    "的尺寸和初始化下、用随机句子、不加该教程的因果掩码和位置编码测得的，表中也这样注明",
 )
 def test_dead_sentence_share_names_its_setup():
     from lib.claims_seeds import SEED_000_CODE

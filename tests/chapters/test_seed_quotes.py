@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from scripts.pipeline.references import INCLUDE
-from support import DOCS_ZH, nonempty_glob, REPO
+from support import DOCS_ZH, REPO, nonempty_glob
 
 SEEDS = Path(os.environ.get("SEEDS_DIR") or REPO.parent / "shared" / "seeds")
 PAGES = nonempty_glob(DOCS_ZH, "*.md")

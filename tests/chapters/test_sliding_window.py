@@ -7,12 +7,11 @@ i - W < j <= i (tests/support.py's loop attention), the heads concatenated and m
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from support import flat_page, oracle_attention, published, published_table, run_snippet
+from hypothesis import given, strategies as st
 
 from lib.attention import multi_head_attention, sliding_window_mask
 from lib.window_cache import RollingKVCache, attend_chunk, attend_chunk_trimmed_first, decode_in_chunks
+from support import flat_page, oracle_attention, published, published_table, run_snippet
 
 LENGTH, D_MODEL, N_HEADS, WINDOW = 11, 8, 2, 3
 

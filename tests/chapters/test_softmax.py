@@ -9,13 +9,12 @@ import math
 
 import numpy as np
 import pytest
-from support import flat_page, published, softmax_row
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import attention_scores, softmax, softmax_backward
 from lib.debug_tools import numeric_gradient
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from support import flat_page, published, softmax_row
 
 TOKENS = tokenize(SENTENCE)
 
@@ -166,7 +165,8 @@ def test_clipping_changes_weights_and_kills_the_gradient():
 @pytest.mark.claim(
     "Through the clip, finite differences of the loss are exactly 0: the published 'error' of the "
     "clipped gradient is the whole gradient, so it shows the gradient is near zero, not confirmed",
-    zh="经过截断后，损失的有限差分恰好为 0：发布的截断梯度“误差”就是整个梯度，所以它说明的是梯度接近零，而不是得到了验证",
+    zh="经过截断后，损失的有限差分恰好为 "
+    "0：发布的截断梯度“误差”就是整个梯度，所以它说明的是梯度接近零，而不是得到了验证",
 )
 def test_clipped_finite_differences_show_zero_not_a_confirmation():
     from support import text

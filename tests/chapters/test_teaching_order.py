@@ -9,10 +9,10 @@ notation page's symbols, and the notation page quotes its sizes from the snippet
 import re
 
 import pytest
-from support import NAV, nonempty_glob, REPO
 
 from scripts.pipeline.published import table
 from scripts.pipeline.references import read_page, without_references
+from support import NAV, REPO, nonempty_glob
 
 DOCS = REPO / "docs"
 OVERVIEWS = ("index.md", "notation.md")  # maps of the whole site: they link every chapter by design

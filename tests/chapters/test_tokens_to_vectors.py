@@ -9,12 +9,11 @@ import re
 
 import numpy as np
 import pytest
-from support import published, published_table, REPO
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from lib.running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table, tokenize
+from support import REPO, published, published_table
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "tokens-to-vectors.md").read_text(encoding="utf-8"))
 

@@ -5,9 +5,6 @@ the position-blind bound by simulation (the snippet computes it exactly). Number
 read from docs/generated/training/<what>/values.json.
 """
 
-from support import flat_page, published, REPO
-
-from scripts.pipeline.references import read_page
 import re
 
 import numpy as np
@@ -27,6 +24,8 @@ from lib.tiny_model import (
     reverse_batch,
     train,
 )
+from scripts.pipeline.references import read_page
+from support import REPO, flat_page, published
 
 ANIMAL_IDS = {REFERENCE_VOCAB.index(a) for a in ANIMALS}
 
@@ -80,7 +79,8 @@ def test_cross_entropy_matches_its_definition():
 
 
 @pytest.mark.claim(
-    "The first Adam step moves every parameter by lr against the sign of its gradient; decay then shrinks it by 1 - lr * decay",
+    "The first Adam step moves every parameter by lr against the sign of its gradient; decay then shrinks it by 1 - "
+    "lr * decay",
     zh="Adam 的第一步把每个参数沿其梯度符号的反方向移动 lr；权重衰减再把它乘以 1 - lr * decay",
 )
 def test_adam_first_step_is_signed_learning_rate():
@@ -98,7 +98,8 @@ def test_adam_first_step_is_signed_learning_rate():
 @pytest.mark.claim(
     "In the reference task the answer is the only animal of the sentence, at 7 different positions, "
     "one sentence in five has no animal (answer: nobody), and the query is the last word",
-    zh="在参考任务中，答案是句子里唯一的动物，出现在 7 个不同的位置；每五个句子中有一个没有动物（答案：nobody）；查询是最后一个词",
+    zh="在参考任务中，答案是句子里唯一的动物，出现在 7 "
+    "个不同的位置；每五个句子中有一个没有动物（答案：nobody）；查询是最后一个词",
 )
 def test_reference_sentences():
     tokens, query_pos, mask, targets, answer_pos = reference_batch(np.random.default_rng(10), 4000)
@@ -187,7 +188,8 @@ def test_reference_attention_accuracy_above_095():
 @pytest.mark.claim(
     "Five seeds with weight decay all end above 0.95 attention accuracy; without decay at least one stalls, "
     "with an animal that gets almost no weight",
-    zh="使用权重衰减时，五个生成器种子最终的注意力准确率都高于 0.95；不用权重衰减时至少有一个停滞不前，动物几乎得不到权重",
+    zh="使用权重衰减时，五个生成器种子最终的注意力准确率都高于 "
+    "0.95；不用权重衰减时至少有一个停滞不前，动物几乎得不到权重",
 )
 def test_seeds():
     values = published("training/seeds")
@@ -199,7 +201,8 @@ def test_seeds():
 @pytest.mark.claim(
     "Reversing needs positions: with positional encoding accuracy and attention accuracy exceed 0.95; "
     "without, accuracy stays at the position-blind bound and attention accuracy near chance",
-    zh="反转需要位置信息：有位置编码时，准确率和注意力准确率都超过 0.95；没有时，准确率停留在不知道位置的模型的上限，注意力准确率接近随机水平",
+    zh="反转需要位置信息：有位置编码时，准确率和注意力准确率都超过 "
+    "0.95；没有时，准确率停留在不知道位置的模型的上限，注意力准确率接近随机水平",
 )
 def test_reverse_ablation():
     values = published("training/reverse")
@@ -211,7 +214,8 @@ def test_reverse_ablation():
 
 
 @pytest.mark.claim(
-    "At d_k = 512, without the 1/sqrt(d_k) the weights start nearly one-hot and every unscaled run ends below every scaled run",
+    "At d_k = 512, without the 1/sqrt(d_k) the weights start nearly one-hot and every unscaled run ends below every "
+    "scaled run",
     zh="d_k 为 512 时，去掉 1/sqrt(d_k) 的权重一开始就接近独热，且每次不缩放的运行最终都低于每次缩放的运行",
 )
 def test_scaling_ablation():
@@ -236,7 +240,8 @@ def test_published_model_gradcheck():
 @pytest.mark.claim(
     "The checkpoint figures' alt texts are generated from the plotted weights: at step 0 several rows already "
     "put 0.45 or more on one word, so 'spread thin' would be false",
-    zh="检查点图的替代文本由所绘制的权重生成：在第 0 步就已有好几行在一个词上放了 0.45 或更多的权重，所以“分散得很薄”的说法是错的",
+    zh="检查点图的替代文本由所绘制的权重生成：在第 0 步就已有好几行在一个词上放了 0.45 "
+    "或更多的权重，所以“分散得很薄”的说法是错的",
 )
 def test_checkpoint_alt_texts_quote_the_plotted_numbers():
     page = (REPO / "docs" / "training.md").read_text(encoding="utf-8")

@@ -6,7 +6,6 @@ for a loss f = sum(output * g), one coordinate e at a time, in float64.
 
 import numpy as np
 import pytest
-from support import flat_page, published
 
 from lib.block_layers import (
     BLOCKS,
@@ -20,6 +19,7 @@ from lib.block_layers import (
     stack_gradients,
 )
 from lib.debug_tools import numeric_gradient
+from support import flat_page, published
 
 N_HEADS = 2
 
@@ -92,8 +92,8 @@ def test_stack_gradients_at_every_block_input(kind):
     layers = [init_params(rng, 6, 10) for _ in range(3)]
     block = BLOCKS[kind][0]
 
-    def loss_from(l, z):
-        for p in layers[l:]:
+    def loss_from(first, z):
+        for p in layers[first:]:
             z = block(z, p, N_HEADS)[0]
         if kind == "pre-norm":
             z = layer_norm(z)[0]
@@ -103,12 +103,13 @@ def test_stack_gradients_at_every_block_input(kind):
     inputs = [x]
     for p in layers[:-1]:
         inputs.append(block(inputs[-1], p, N_HEADS)[0])
-    for l, (x_l, d_x_l) in enumerate(zip(inputs, d_inputs)):
-        assert_close(d_x_l, numeric_gradient(lambda z, l=l: loss_from(l, z), x_l))
+    for first, (x_l, d_x_l) in enumerate(zip(inputs, d_inputs)):
+        assert_close(d_x_l, numeric_gradient(lambda z, first=first: loss_from(first, z), x_l))
 
 
 @pytest.mark.claim(
-    "a post-norm block's output rows have mean 0 and standard deviation 1; with its sub-layers off a pre-norm block is the identity",
+    "a post-norm block's output rows have mean 0 and standard deviation 1; with its sub-layers off a pre-norm block "
+    "is the identity",
     zh="后归一化块的输出行均值为 0、标准差为 1；关闭子层后，前归一化块就是恒等映射",
 )
 def test_block_compare_values():
@@ -125,7 +126,8 @@ def test_block_compare_values():
 
 
 @pytest.mark.claim(
-    "at initialisation the pre-norm last block's W_2 gradient shrinks about like 1/sqrt(N) with depth; the post-norm one does not",
+    "at initialisation the pre-norm last block's W_2 gradient shrinks about like 1/sqrt(N) with depth; the post-norm "
+    "one does not",
     zh="初始化时，前归一化的最后一个块的 W_2 梯度随深度大致按 1/sqrt(N) 缩小；后归一化则不会",
 )
 def test_depth_scaling_published():

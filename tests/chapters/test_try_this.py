@@ -25,8 +25,9 @@ import sys
 
 import numpy as np
 import pytest
+
 from scripts.pipeline.runner import SNIPPET_ENV
-from support import nonempty_glob, published, REPO
+from support import REPO, nonempty_glob, published
 
 DOCS = REPO / "docs"
 MARKER = re.compile(r"<!-- try ([a-z0-9-]+)\n(.*?)-->", re.DOTALL)

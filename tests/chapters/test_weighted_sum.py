@@ -9,12 +9,11 @@ import math
 
 import numpy as np
 import pytest
-from support import oracle_attention, published, REPO
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import causal_mask, scaled_dot_product_attention
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from support import REPO, oracle_attention, published
 
 CHAPTER = REPO / "docs" / "weighted-sum.md"
 TOKENS = tokenize(SENTENCE)
@@ -61,8 +60,10 @@ scales = st.sampled_from([1e-3, 1.0, 30.0, 1e3])
 
 @given(seeds, scales)
 @pytest.mark.claim(
-    "For any queries and keys, causal attention gives the second word's row exactly 0 beyond itself, so the tutorial's row for \"cat\" cannot come from causal attention",
-    zh="对任意查询和键，因果注意力在第二个词的行中、它自身之后的权重都恰好为 0，所以教程中 “cat” 的行不可能来自因果注意力",
+    "For any queries and keys, causal attention gives the second word's row exactly 0 beyond itself, so the "
+    'tutorial\'s row for "cat" cannot come from causal attention',
+    zh="对任意查询和键，因果注意力在第二个词的行中、它自身之后的权重都恰好为 0，所以教程中 “cat” "
+    "的行不可能来自因果注意力",
 )
 def test_no_causal_row_can_look_like_the_tutorials(seed, scale):
     q, k = np.random.default_rng(seed).normal(scale=scale, size=(2, 6, 4))
@@ -137,8 +138,10 @@ def test_w_v_never_changes_the_weights(seed, scale):
 
 
 @pytest.mark.claim(
-    'Over 1000 random draws of W_q and W_k, "cat" is its own top key in about half of them, and without the mask "mat" is its top key about as often as chance',
-    zh="在 W_q 和 W_k 的 1000 次随机抽样中，约一半的情况下 “cat” 得分最高的键是它自己；不加掩码时，“mat” 成为其得分最高的键的频率与随机水平相当",
+    'Over 1000 random draws of W_q and W_k, "cat" is its own top key in about half of them, and without the mask '
+    '"mat" is its top key about as often as chance',
+    zh="在 W_q 和 W_k 的 1000 次随机抽样中，约一半的情况下 “cat” 得分最高的键是它自己；不加掩码时，“mat” "
+    "成为其得分最高的键的频率与随机水平相当",
 )
 def test_random_draw_statistics_from_a_closed_form():
     x = embed(TOKENS)

@@ -11,11 +11,10 @@ import re
 
 import numpy as np
 import pytest
-from support import flat_page, published, REPO, run_snippet
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.debug_tools import numeric_gradient
+from support import REPO, flat_page, published, run_snippet
 
 PAGE = (REPO / "docs" / "why-attention.md").read_text(encoding="utf-8")
 
@@ -39,7 +38,8 @@ def smallest_power_reaching(k, n):
 @pytest.mark.claim(
     "A stack of causal convolutions of width k connects n positions in ceil((n-1)/(k-1)) layers, a "
     "dilated stack in ceil(log_k n), a recurrent layer in n - 1 steps, self-attention in 1 layer",
-    zh="宽度为 k 的因果卷积堆叠需要 ceil((n-1)/(k-1)) 层才能连通 n 个位置，空洞卷积堆叠需要 ceil(log_k n) 层，循环层需要 n - 1 步，自注意力只需 1 层",
+    zh="宽度为 k 的因果卷积堆叠需要 ceil((n-1)/(k-1)) 层才能连通 n 个位置，空洞卷积堆叠需要 ceil(log_k n) "
+    "层，循环层需要 n - 1 步，自注意力只需 1 层",
 )
 @given(n=st.integers(2, 120), k=st.integers(2, 6))
 def test_counted_steps_follow_the_closed_forms(n, k):
@@ -121,7 +121,8 @@ def test_attention_backward_jacobian_matches_finite_differences():
 @pytest.mark.claim(
     "In a random tanh RNN the gradient of the last state shrinks geometrically with distance (gain 1) or "
     "grows (gain 3); one attention layer's gradient does not depend on distance",
-    zh="在随机初始化的 tanh RNN 中，最后一个状态的梯度随距离按几何级数缩小（增益 1）或增大（增益 3）；一个注意力层的梯度与距离无关",
+    zh="在随机初始化的 tanh RNN 中，最后一个状态的梯度随距离按几何级数缩小（增益 1）或增大（增益 "
+    "3）；一个注意力层的梯度与距离无关",
 )
 def test_gradient_vanishes_for_the_rnn_and_not_for_attention():
     values = published("why_attention/rnn_gradient")
@@ -198,7 +199,8 @@ def test_table_2_is_quoted_exactly():
 @pytest.mark.claim(
     "25.8 BLEU is the Transformer base model on newstest2013 (Table 3), not an RNN score; the paper "
     "reports FLOPs, not a 3x speed-up",
-    zh="25.8 BLEU 是 Transformer 基础模型在 newstest2013 上的成绩（表 3），不是 RNN 的成绩；论文报告的是 FLOPs，而不是 3 倍的加速",
+    zh="25.8 BLEU 是 Transformer 基础模型在 newstest2013 上的成绩（表 3），不是 RNN 的成绩；论文报告的是 "
+    "FLOPs，而不是 3 倍的加速",
 )
 def test_literature_corrections_are_quoted_exactly():
     text = prose(PAGE)
@@ -217,7 +219,8 @@ def test_literature_corrections_are_quoted_exactly():
 @pytest.mark.claim(
     "Why attention announces w_ij and v_j before the chapters that teach them, says its T is the last "
     "time step; Notation discloses the two uses of T and of V",
-    zh="“为什么需要注意力”一章在讲解 w_ij 和 v_j 的章节之前就预先说明了它们，并指出其中的 T 是最后一个时间步；符号说明一章说明了 T 和 V 各自的两种用法",
+    zh="“为什么需要注意力”一章在讲解 w_ij 和 v_j 的章节之前就预先说明了它们，并指出其中的 T "
+    "是最后一个时间步；符号说明一章说明了 T 和 V 各自的两种用法",
 )
 def test_notation_clashes_are_disclosed():
     page = " ".join(PAGE.split())
@@ -235,7 +238,8 @@ def test_notation_clashes_are_disclosed():
 @pytest.mark.claim(
     "One attention layer's gradient has no geometric trend with distance: a fitted line changes by "
     "a factor near 1 over the sequence, against a vanishing factor for the gain-1 RNN",
-    zh="一个注意力层的梯度随距离没有几何级数的趋势：拟合直线在整个序列上的变化倍数接近 1，而增益为 1 的 RNN 的倍数趋于零",
+    zh="一个注意力层的梯度随距离没有几何级数的趋势：拟合直线在整个序列上的变化倍数接近 1，而增益为 1 的 RNN "
+    "的倍数趋于零",
 )
 def test_attention_gradient_trend_is_near_level_not_exactly_flat():
     values = published("why_attention/rnn_gradient")

@@ -9,11 +9,11 @@ import tomllib
 import pytest
 import yaml
 
+from scripts.chapter_list import translate_nav
 from scripts.ledger import claim_markers
 from scripts.pipeline.references import read_page, without_references
-from scripts.chapter_list import translate_nav
 from scripts.words import FOLDER as WORDS
-from support import LATIN_IN_CHINESE, mkdocs_config, nav_pages, nonempty_glob, REPO
+from support import LATIN_IN_CHINESE, REPO, mkdocs_config, nav_pages, nonempty_glob
 
 ENGLISH, CHINESE = REPO / "docs", REPO / "docs-zh"
 PAGES = [p.name for p in nonempty_glob(ENGLISH, "*.md")]

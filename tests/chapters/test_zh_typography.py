@@ -10,7 +10,7 @@ import autocorrect_py
 import pytest
 
 from scripts.pipeline.references import INCLUDE_MARK, VALUE
-from support import DOCS_ZH, nonempty_glob, REPO
+from support import DOCS_ZH, REPO, nonempty_glob
 
 PAGES = [pytest.param(page, id=page.name) for page in nonempty_glob(DOCS_ZH, "*.md")]
 
@@ -99,7 +99,8 @@ def findings(markdown):
         title = match.group(1)
         if re.search("[A-Za-z]", title) and not re.search(f"[{CJK}]", title) and not re.search(r"/|\.\w+$", title):
             found.append(
-                f"{markdown[: match.start()].count(chr(10)) + 1}: an English code-block title {title!r} (输出, or a file path)"
+                f"{markdown[: match.start()].count(chr(10)) + 1}: an English code-block title {title!r} (输出, or a "
+                f"file path)"
             )
     return found
 
@@ -129,7 +130,10 @@ def test_the_rules_catch_each_kind_of_mistake():
     }
     for kind, markdown in bad.items():
         assert findings(markdown), kind
-    good = '这叫“注意力”，**加粗**可以，`"代码"` 不算，只有 1/{{ a.b.c }}；大了 128 倍。\n\n```text title="snippets/a/b.py"\n(代码)\n```'
+    good = (
+        '这叫“注意力”，**加粗**可以，`"代码"` 不算，只有 1/{{ a.b.c }}；大了 128 倍。\n\n```text '
+        'title="snippets/a/b.py"\n(代码)\n```'
+    )
     assert findings(good) == []
     assert autocorrect_py.lint_for("中文abc测试", "x.md").lines
 

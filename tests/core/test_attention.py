@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-from support import oracle_attention, positional_encoding
 
 from lib.attention import (
     causal_mask,
@@ -17,13 +16,15 @@ from lib.attention import (
     softmax,
     split_heads,
 )
+from support import oracle_attention, positional_encoding
 
 rng = np.random.default_rng(1234)
 
 
 @pytest.mark.parametrize("lq,lk,d_k,d_v", [(1, 1, 1, 1), (3, 5, 4, 2), (7, 7, 8, 8)])
 @pytest.mark.claim(
-    "scaled_dot_product_attention equals a plain-loop implementation of softmax(QK^T / sqrt(d_k)) V, with and without a mask",
+    "scaled_dot_product_attention equals a plain-loop implementation of softmax(QK^T / sqrt(d_k)) V, with and "
+    "without a mask",
     zh="无论有无掩码，scaled_dot_product_attention 都等于 softmax(QK^T / sqrt(d_k)) V 的朴素循环实现",
 )
 def test_attention_matches_the_loop_oracle(lq, lk, d_k, d_v):
@@ -225,7 +226,8 @@ def test_multi_head_attention_takes_a_mask_with_a_head_axis():
     ],
 )
 @pytest.mark.claim(
-    "Bad input (mismatched shapes, heads that do not divide d_model, non-boolean masks) raises a ValueError naming the shapes",
+    "Bad input (mismatched shapes, heads that do not divide d_model, non-boolean masks) raises a ValueError naming "
+    "the shapes",
     zh="错误的输入（形状不匹配、头数不能整除 d_model、非布尔掩码）会引发指明形状的 `ValueError`",
 )
 def test_bad_input_raises_value_error_naming_the_shapes(call, words):

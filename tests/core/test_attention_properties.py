@@ -2,8 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from lib.attention import causal_mask, scaled_dot_product_attention, sliding_window_mask, softmax
@@ -59,7 +58,8 @@ def test_adding_a_constant_to_a_row_of_scores_changes_nothing(scores, constant):
 
 @given(qkv_and_mask(), st.randoms(use_true_random=False))
 @pytest.mark.claim(
-    "Without positions or masks, permuting the sequence permutes the output the same way (equivariance), over 1000 random cases",
+    "Without positions or masks, permuting the sequence permutes the output the same way (equivariance), over 1000 "
+    "random cases",
     zh="在 1000 个随机用例中，没有位置信息和掩码时，置换序列都会以同样方式置换输出（等变性）",
 )
 def test_permuting_the_sequence_permutes_the_output(case, random):
@@ -96,7 +96,8 @@ def test_huge_inputs_give_finite_attention(case, scale):
 
 @given(qkv_and_mask(), st.data())
 @pytest.mark.claim(
-    "A NaN in q or k gives NaN weights and a NaN output in exactly the rows that see it; a fully masked row still gives zeros, over 1000 random cases",
+    "A NaN in q or k gives NaN weights and a NaN output in exactly the rows that see it; a fully masked row still "
+    "gives zeros, over 1000 random cases",
     zh="在 1000 个随机用例中，q 或 k 中的 NaN 恰好在看到它的那些行中产生 NaN 权重和 NaN 输出；全被掩码的行仍给出全零",
 )
 def test_nan_propagates_to_the_rows_that_see_it(case, data):
@@ -116,7 +117,8 @@ def test_nan_propagates_to_the_rows_that_see_it(case, data):
 
 
 @pytest.mark.claim(
-    "With no keys at all (k of shape (0, d)) attention returns empty weights and a zero output, like a fully masked row",
+    "With no keys at all (k of shape (0, d)) attention returns empty weights and a zero output, like a fully masked "
+    "row",
     zh="完全没有键时（k 的形状为 (0, d)），注意力返回空的权重和全零的输出，与全被掩码的行相同",
 )
 @pytest.mark.parametrize("lq", [0, 1, 3])

@@ -5,12 +5,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from hypothesis.extra.numpy import arrays
-from support import oracle_attention
 
 from lib.attention import apply_rope, grouped_query_attention
+from support import oracle_attention
 
 rng = np.random.default_rng(2023)
 

@@ -2,14 +2,12 @@
 N(0, 1). The page's JavaScript twin is compared with it in tests/site/test_explorables.py."""
 
 import math
-import sys
 
 import numpy as np
 import pytest
-from support import FIRST_OUTPUT_ZERO, REPO
 
-sys.path.insert(0, str(REPO / "snippets"))
-from lib.seeded import _splitmix64, normals  # noqa: E402
+from lib.seeded import _splitmix64, normals
+from support import FIRST_OUTPUT_ZERO
 
 
 @pytest.mark.claim(

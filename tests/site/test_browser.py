@@ -1,83 +1,24 @@
 """The built site in a real browser (headless Chromium), both editions: math renders, nothing outside is
 requested, figures load, dark mode and search (Chinese included) work, downloads are served."""
 
-import functools
 import io
-import os
 import re
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import mkdocs_jupyter
 import pytest
+from axe_playwright_python.sync_playwright import Axe
+from PIL import Image, ImageChops
+
+from support import REPO, nonempty_glob, require_chromium, visit
 
 pytestmark = pytest.mark.site
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        pytest.fail("CI needs Chromium at /usr/bin/chromium for the browser tests (.ci/run installs it)")
-    pytest.skip("Chromium is not installed at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
-
-import mkdocs_jupyter  # noqa: E402
-from axe_playwright_python.sync_playwright import Axe  # noqa: E402
-from PIL import Image, ImageChops  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
-from support import nonempty_glob, REPO
-
+require_chromium()
 JUPYTER_CSS = [
     Path(mkdocs_jupyter.__file__).parent / "templates" / "mkdocs_html" / "assets" / name
     for name in ("index.css", "theme-light.css")
 ]  # what mkdocs-jupyter inlines into every notebook page
 CHAPTERS = [p.stem for p in nonempty_glob(REPO / "docs", "*.md")]
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def base_url(built_site):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(built_site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser, base_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    tab.requests, tab.errors, tab.missing = [], [], []
-    tab.on("request", lambda request: tab.requests.append(request.url))
-    tab.on("response", lambda response: response.status >= 400 and tab.missing.append(response.url))
-    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
-    yield tab
-    context.close()
-
-
-def visit(page, base_url, path):
-    page.goto(base_url + path, wait_until="networkidle")
-    return page
 
 
 @pytest.mark.claim(
@@ -243,9 +184,13 @@ def test_code_blocks_get_their_copy_button_when_they_scroll_into_view(page, base
 # The sum of every layout shift so far (buffered entries arrive in one callback; none at all means no shift).
 LAYOUT_SHIFTS = """() => new Promise((resolve) => {
   const shifts = [];
-  const name = (node) => node ? node.nodeName + (node.className ? '.' + String(node.className).split(' ').join('.') : '') : '?';
+  const name = (node) => node
+    ? node.nodeName + (node.className ? '.' + String(node.className).split(' ').join('.') : '')
+    : '?';
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) shifts.push([entry.value, Math.round(entry.startTime), entry.sources.map((s) => name(s.node))]);
+    for (const entry of list.getEntries()) {
+      shifts.push([entry.value, Math.round(entry.startTime), entry.sources.map((s) => name(s.node))]);
+    }
   }).observe({type: "layout-shift", buffered: true});
   setTimeout(() => resolve(shifts), 500);
 })"""
@@ -278,7 +223,10 @@ SKIPPED_AND_HEADINGS = """() => {
   const skipped = (element) => getComputedStyle(element).contentVisibility !== 'visible';
   const headings = [...document.querySelectorAll('.md-sidebar--secondary .md-nav__link[href^="#"]')]
     .map((link) => document.getElementById(decodeURIComponent(link.hash.slice(1))));
-  const inSkipped = headings.filter((heading) => { for (let e = heading; e; e = e.parentElement) if (skipped(e)) return true; return false; });
+  const inSkipped = headings.filter((heading) => {
+    for (let e = heading; e; e = e.parentElement) if (skipped(e)) return true;
+    return false;
+  });
   return {headings: headings.length, inSkipped: inSkipped.map((heading) => heading.id),
           skipped: [...document.querySelectorAll('.md-content__inner *')].filter(skipped).length};
 }"""
@@ -320,7 +268,8 @@ def test_pages_preload_exactly_the_math_fonts_the_browser_draws_their_formulas_w
     visit(page, base_url, path)
     page.add_style_tag(content="* { content-visibility: visible !important }")
     drawn = page.evaluate("""async () => { document.body.offsetHeight; await document.fonts.ready;
-      return [...document.fonts].filter((face) => face.status === 'loaded').map((face) => `${face.family} ${face.weight} ${face.style}`) }""")
+      return [...document.fonts].filter((face) => face.status === 'loaded')
+        .map((face) => `${face.family} ${face.weight} ${face.style}`) }""")
     files = page.evaluate(
         "[...document.querySelectorAll('link[rel=preload][as=font]')].map((link) => link.href.split('/').pop())"
     )
@@ -359,11 +308,13 @@ def test_formulas_look_the_same_with_the_cut_down_fonts_as_with_katex_own(browse
 def test_tables_built_in_their_scrolling_wrapper_look_as_when_materials_script_wraps_them(page, base_url, path):
     measure = """() => [...document.querySelectorAll('article table')].map((table) => {
       const block = table.closest('.md-typeset__scrollwrap');
-      const above = block.previousElementSibling.getBoundingClientRect(), below = block.nextElementSibling.getBoundingClientRect();
+      const above = block.previousElementSibling.getBoundingClientRect();
+      const below = block.nextElementSibling.getBoundingClientRect();
       const box = table.getBoundingClientRect(), cell = table.querySelector('td').getBoundingClientRect();
       const style = getComputedStyle(table);
       return [box.top - above.bottom, below.top - box.bottom, box.left, box.width, box.height, cell.left, cell.top,
-              style.fontSize, style.borderTopWidth, block.tabIndex, block.parentElement.closest('.md-typeset__scrollwrap') !== null];
+              style.fontSize, style.borderTopWidth, block.tabIndex,
+              block.parentElement.closest('.md-typeset__scrollwrap') !== null];
     })"""
     visible = "* { content-visibility: visible !important }"
     visit(page, base_url, path)
@@ -394,8 +345,10 @@ def test_tables_built_in_their_scrolling_wrapper_look_as_when_materials_script_w
 # at least those elements. Each selector is matched once and the page's rules are looked up by their declarations
 # (reading a rule's cssText serializes it: comparing every pair took most of a minute on a notebook page).
 RULES_THAT_APPLY_BUT_ARE_MISSING = """(css) => {
-  const dynamic = /::?(before|after|placeholder|selection|marker|first-line|first-letter|hover|focus-visible|focus-within|focus|active|visited|-webkit-[\\w-]+|-moz-[\\w-]+|-ms-[\\w-]+)/g;
-  const styleRules = (rules) => [...rules].flatMap((r) => r.selectorText ? [r] : r.cssRules ? styleRules(r.cssRules) : []);
+  const dynamic = new RegExp('::?(before|after|placeholder|selection|marker|first-line|first-letter|hover|'
+    + 'focus-visible|focus-within|focus|active|visited|-webkit-[\\\\w-]+|-moz-[\\\\w-]+|-ms-[\\\\w-]+)', 'g');
+  const styleRules = (rules) => [...rules].flatMap(
+    (r) => r.selectorText ? [r] : r.cssRules ? styleRules(r.cssRules) : []);
   const matches = new Map();
   const elements = (selector) => {
     if (!matches.has(selector)) {

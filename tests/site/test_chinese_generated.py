@@ -12,12 +12,12 @@ from collections import defaultdict
 
 import pytest
 from bs4 import BeautifulSoup
-from support import DOCS_ZH, LATIN_IN_CHINESE, nonempty_glob
 
 from lib.running_example import SENTENCE
 from lib.tiny_model import REFERENCE_VOCAB
 from scripts.pipeline.published import table
 from scripts.pipeline.references import read_page
+from support import DOCS_ZH, LATIN_IN_CHINESE, nonempty_glob
 
 pytestmark = pytest.mark.site
 

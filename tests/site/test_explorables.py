@@ -6,17 +6,13 @@ are refused, and they load lazily, stay on the site, and pass axe in both colour
 import gzip
 import json
 import math
-import sys
 from decimal import ROUND_HALF_UP, Decimal
 
 import matplotlib
 import numpy as np
 import pytest
-from support import nonempty_glob, REPO
-from test_browser import base_url, browser, page  # noqa: F401  (fixtures: the built site, served; Chromium)
 
-sys.path.insert(0, str(REPO / "snippets"))
-from lib.attention import (  # noqa: E402
+from lib.attention import (
     apply_rope,
     attention_scores,
     causal_mask,
@@ -26,11 +22,20 @@ from lib.attention import (  # noqa: E402
     sinusoidal_positions,
     softmax,
 )
-from lib.running_example import output_weights, padded_batch, projection_weights, running_qkv  # noqa: E402
-from lib.running_example import SENTENCE, embed, tokenize  # noqa: E402
-from lib.seeded import normals  # noqa: E402
+from lib.running_example import (
+    SENTENCE,
+    embed,
+    output_weights,
+    padded_batch,
+    projection_weights,
+    running_qkv,
+    tokenize,
+)
+from lib.seeded import normals
+from support import REPO, nonempty_glob, require_chromium
 
 pytestmark = pytest.mark.site
+require_chromium()
 ASSETS = REPO / "docs" / "assets" / "javascripts"
 EXPLORABLES = {  # name: its chapter
     "softmax": "softmax",
@@ -364,7 +369,7 @@ def test_explorable_opens_at_the_figure_of_record(page, base_url, name, edition)
     assert figures_above > 0, "no figure of record above the explorable"
 
 
-def test_the_figure_of_record_stands_alone_without_javascript(browser, base_url):  # noqa: F811
+def test_the_figure_of_record_stands_alone_without_javascript(browser, base_url):
     context = browser.new_context(java_script_enabled=False)
     tab = context.new_page()
     for path in ["masks/", "zh/multi-head/"]:
@@ -480,7 +485,7 @@ def test_labels_are_in_the_pages_language(page, base_url, name, english, chinese
 )
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path, name", [(f"{e}{c}/", n) for e in ("", "zh/") for n, c in EXPLORABLES.items()])
-def test_explorables_pass_axe_in_both_schemes(browser, base_url, path, name, scheme):  # noqa: F811
+def test_explorables_pass_axe_in_both_schemes(browser, base_url, path, name, scheme):
     from axe_playwright_python.sync_playwright import Axe
 
     context = browser.new_context(color_scheme=scheme, reduced_motion="reduce")

@@ -7,7 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from support import nonempty_glob, REPO
+
+from support import REPO, nonempty_glob
 
 pytestmark = pytest.mark.site
 

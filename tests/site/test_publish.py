@@ -15,7 +15,7 @@ import yaml
 from packaging.requirements import Requirement
 
 from scripts.ledger import RESULTS, claim_tests
-from support import git, IDENTITY, REPO
+from support import IDENTITY, REPO, git
 
 WORKFLOW = REPO / ".github" / "workflows" / "publish.yml"
 MAKE = re.compile(r"(?:^|[\s;&|(])make\s+([A-Za-z][\w.-]*)")

@@ -13,9 +13,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from test_browser import _Quiet, base_url, browser, page, visit  # noqa: F401 (fixtures)
+from support import QuietHandler, require_chromium, visit
 
 pytestmark = pytest.mark.site
+require_chromium()
 RESULT = ".md-search-result__item"
 FIRST_LINK = f"{RESULT} > .md-search-result__link"
 
@@ -98,7 +99,7 @@ def test_with_an_address_pages_request_nothing_outside_the_site(browser, small_s
     environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": address}
     result = subprocess.run(build, cwd=small_site, env=environment, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     here = f"http://127.0.0.1:{server.server_port}/"
     context = browser.new_context()

@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from support import nonempty_glob
 from test_serve import fetch, free_port, wait_for
+
+from support import nonempty_glob
 
 pytestmark = pytest.mark.site
 CHROMIUM = Path("/usr/bin/chromium")

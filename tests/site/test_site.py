@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from fontTools.ttLib import TTFont
-from support import NAV, nonempty_glob, REPO
 
 from scripts.ledger import claim_tests, quoted_values
 from scripts.pipeline.notebooks import chapter_snippets
 from scripts.pipeline.project import Project, git
 from scripts.pipeline.published import values
+from support import NAV, REPO, nonempty_glob
 
 pytestmark = pytest.mark.site
 PROJECT = Project()
@@ -155,7 +155,8 @@ def page_dir(site, stem):
 
 
 @pytest.mark.claim(
-    "Every chapter names the commit and the Python, NumPy and matplotlib versions its outputs were computed with, as the manifests record them, and links its snippets",
+    "Every chapter names the commit and the Python, NumPy and matplotlib versions its outputs were computed with, as "
+    "the manifests record them, and links its snippets",
     zh="每一章都按清单的记录注明计算其输出所用的提交以及 Python、NumPy 和 matplotlib 的版本，并链接到它的代码片段",
 )
 def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifests(built_site):
@@ -319,7 +320,8 @@ SEARCH_BYTES_PER_PAGE = 17_000
 
 
 @pytest.mark.claim(
-    "The search index holds the chapters' prose, not code, program output or notebooks, and weighs under 17 KB per page",
+    "The search index holds the chapters' prose, not code, program output or notebooks, and weighs under 17 KB per "
+    "page",
     zh="搜索索引只收录各章的正文，不收录代码、程序输出或笔记本，且每个页面平均不到 17 KB",
 )
 def test_the_search_index_holds_prose_and_stays_small(built_site):

@@ -1,6 +1,7 @@
 """Claims about cost: each verdict against an independent recomputation (oracle loops, closed forms, fresh draws)."""
 
 import numpy as np
+
 from support import W, X, attend, causal, claim, kind, v
 
 

@@ -1,7 +1,8 @@
 """Every sentence of both seed tutorials is mapped to a claim on the claims page, or to a reason it makes none.
 
-The record is tests/chapters/claims/seed_coverage.json. A sentence is a run of text between 。！？ or line breaks (a code block the
-stored text lost its line breaks from counts as one sentence); it is identified by its seed file and the SHA-1 of
+The record is tests/chapters/claims/seed_coverage.json. A sentence is a run of text between 。！？ or line breaks
+(a code block the stored text lost its line breaks from counts as one sentence); it is identified by its seed file
+and the SHA-1 of
 its text with whitespace removed, so that the record survives reordering but not an edited sentence. The seeds
 live outside the repository, in <repo root>/../shared/seeds (or $SEEDS_DIR); without them the tests that read
 them skip, saying where they looked.
@@ -14,7 +15,8 @@ import re
 from pathlib import Path
 
 import pytest
-from support import INVENTORY, nonempty_glob, REPO
+
+from support import INVENTORY, REPO, nonempty_glob
 
 RECORD = REPO / "tests" / "chapters" / "claims" / "seed_coverage.json"
 SEEDS = Path(os.environ.get("SEEDS_DIR", REPO.parent / "shared" / "seeds"))

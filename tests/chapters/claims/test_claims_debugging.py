@@ -4,12 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
+from hypothesis import given, strategies as st
 
 from lib.attention import softmax
 from lib.debug_tools import numeric_gradient
+from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
 
 
 @claim("C000-71")

@@ -6,11 +6,11 @@ import re
 import types
 
 import pytest
-from support import CLAIMS, DOCS, DOCS_ZH, PROJECT
 
 import lib
 from lib import claims as reader
 from scripts.pipeline.notebooks import data_cell, data_files
+from support import CLAIMS, DOCS, DOCS_ZH, PROJECT
 
 TEXT = (PROJECT.snippets / reader.DATA).read_text(encoding="utf-8")
 FIRST = TEXT.index("\n[[claims]]\n")  # the first record, C000-02, runs to the second one

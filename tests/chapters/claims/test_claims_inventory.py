@@ -10,26 +10,26 @@ import re
 from collections import Counter
 
 import pytest
-from support import (
-    CLAIMS,
-    CLAIMS_PAGE as PAGE,
-    english_words,
-    flat_page,
-    GENERATED,
-    INVENTORY,
-    kind,
-    published,
-    published_table,
-    TABLE_2,
-    TABLE_3,
-    text,
-    v,
-    VERDICTS,
-)
 
 from lib.claims import HEADER
 from scripts.pipeline import published as outputs
 from scripts.pipeline.references import read_page, without_references
+from support import (
+    CLAIMS,
+    CLAIMS_PAGE as PAGE,
+    GENERATED,
+    INVENTORY,
+    TABLE_2,
+    TABLE_3,
+    VERDICTS,
+    english_words,
+    flat_page,
+    kind,
+    published,
+    published_table,
+    text,
+    v,
+)
 
 SUMMARY = "claims/summary"
 
@@ -226,7 +226,8 @@ def test_table_2_quoted_exactly():
 
 
 @pytest.mark.claim(
-    "The page quotes Table 3 of Vaswani et al. 2017 exactly: base 25.8, one head 24.9, learned positions 25.7 (dev BLEU)",
+    "The page quotes Table 3 of Vaswani et al. 2017 exactly: base 25.8, one head 24.9, learned positions 25.7 (dev "
+    "BLEU)",
     zh="本页逐字引用 Vaswani 等人 2017 的表 3：base 为 25.8，1 个头为 24.9，学习得到的位置编码为 25.7（开发集 BLEU）",
 )
 def test_table_3_quoted_exactly():

@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from support import attend, causal, claim, kind, positional_encoding, TABLE_3, text, v, W, X
+
+from support import TABLE_3, W, X, attend, causal, claim, kind, positional_encoding, text, v
 
 
 @claim("C000-26")

@@ -4,11 +4,10 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
+from hypothesis import given, strategies as st
 
 from lib.attention import softmax
+from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
 
 rng = np.random.default_rng(3)  # fresh draws for this file's tests
 

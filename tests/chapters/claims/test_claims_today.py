@@ -4,6 +4,7 @@ independent recomputation, with rotations written from cos and sin and attention
 import math
 
 import numpy as np
+
 from support import claim, kind, oracle_attention, v
 
 

@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from support import attend, causal, claim, kind, softmax_row, TABLE_2, TABLE_3, text, v, W, X
+
+from support import TABLE_2, TABLE_3, W, X, attend, causal, claim, kind, softmax_row, text, v
 
 
 @claim("C000-07")

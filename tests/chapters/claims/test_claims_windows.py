@@ -2,9 +2,9 @@
 recomputation (loops written from the window rule, closed-form position counts, the paper's words)."""
 
 import numpy as np
-from support import INVENTORY, X, W, attend, claim, kind, oracle_attention, v
 
 from lib.window_cache import attend_chunk, attend_chunk_trimmed_first, decode_in_chunks
+from support import INVENTORY, W, X, attend, claim, kind, oracle_attention, v
 
 
 def window(n, w):
@@ -84,7 +84,10 @@ def test_g12_no_causal_mask_over_the_source():
 
 @claim("G-13")
 def test_g13_queries_come_from_the_decoder():
-    quote = "the queries come from the previous decoder layer, and the memory keys and values come from the output of the encoder"
+    quote = (
+        "the queries come from the previous decoder layer, and the memory keys and values come from the output "
+        "of the encoder"
+    )
     assert quote in INVENTORY["G-13"].evidence and "§3.2.3" in INVENTORY["G-13"].evidence
     assert kind("G-13") == "does not hold"
 
