@@ -8,19 +8,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import pytest
+from playwright.sync_api import sync_playwright
 from test_serve import fetch, free_port, wait_for
 
-from support import nonempty_glob
+from support import CHROMIUM, nonempty_glob, require_chromium
 
 pytestmark = pytest.mark.site
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip("Chromium is not installed at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
-
-from playwright.sync_api import sync_playwright  # noqa: E402
+require_chromium()
 
 
 def served_folder(started):
