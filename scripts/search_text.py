@@ -3,7 +3,7 @@ readable text.
 
 - ``write_dictionary`` makes a jieba user dictionary of every term of docs-zh/glossary.yml (under .cache/, at each
   build), so the search plugin keeps the project's compound terms whole (层归一化, not 层 and 归一化);
-  scripts/material_workarounds.py hands it to the plugin.
+  scripts/material_search.py hands it to the plugin.
 - ``searchable_heading_math`` puts beside each formula of a heading a readable text of it (``\\sqrt{d_k}`` ->
   √d_k), hidden from readers and screen readers, so search results show the heading whole: rendered math is
   kept out of the index.

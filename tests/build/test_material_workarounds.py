@@ -1,5 +1,6 @@
-"""The workarounds of Material's internals (scripts/material_workarounds.py): what each does, that each guard
-fails naming its workaround when its target is gone from Material, and that the site builds without them."""
+"""The workarounds of Material's internals (scripts/material_workarounds.py, scripts/material_search.py): what each
+does, that each guard fails naming its workaround when its target is gone from Material, and that the site builds
+without them."""
 
 import json
 import os
@@ -12,7 +13,7 @@ import material
 import pytest
 from bs4 import BeautifulSoup
 
-from scripts import material_workarounds as workarounds
+from scripts import material_search, material_workarounds as workarounds
 from scripts.material_workarounds import MATERIAL, TargetMissing
 from support import REPO, git, nonempty_glob
 
@@ -288,7 +289,7 @@ def test_search_entries_come_from_the_cache_only_for_the_same_page(tmp_path, mon
             calls.append(page.url)
             super().add_entry_from_context(page)
 
-    workarounds.search_entries_by_content(Index)
+    material_search.search_entries_by_content(Index)
     config = {"lang": ["en"], "separator": r"[\s\-]+", "pipeline": [], "fields": {}}
     heading = SimpleNamespace(id="scale", url="#scale", title="Scale", children=[])
     page = SimpleNamespace(
@@ -333,8 +334,8 @@ def test_a_formula_is_left_out_of_the_index_whole_even_with_spans_inside_it():
         parser.close()
         return ["".join(section.title) for section in parser.data], ["".join(section.text) for section in parser.data]
 
-    workarounds.search_excludes_whole_elements(Patched)
-    workarounds.search_excludes_whole_elements(Patched)  # each build's on_config: patched once
+    material_search.search_excludes_whole_elements(Patched)
+    material_search.search_excludes_whole_elements(Patched)  # each build's on_config: patched once
     assert parsed(Unpatched) == (["缩放点积注意力与 dk√d_k"], ["<p>after it</p>"])
     assert parsed(Patched) == (["缩放点积注意力与 √d_k"], ["<p>after it</p>"])
 
@@ -398,8 +399,8 @@ def test_the_search_plugin_loads_the_glossary_dictionary_and_keys_its_entries_by
     dictionary = tmp_path / "words.txt"
     dictionary.write_text("等变\n")
     assert list(jieba.cut("置换等变")) != ["置换", "等变"]
-    workarounds.glossary_words_in_search(config, dictionary)
+    material_search.glossary_words_in_search(config, dictionary)
     assert list(jieba.cut("置换等变")) == ["置换", "等变"]
     (search,) = config.plugins.values()
     assert search.search_index.config["jieba_dict_user"] == str(dictionary)
-    assert workarounds._dictionaries(search.search_index.config) == [b"\xe7\xad\x89\xe5\x8f\x98\n"]
+    assert material_search._dictionaries(search.search_index.config) == [b"\xe7\xad\x89\xe5\x8f\x98\n"]
