@@ -32,7 +32,7 @@ NEWEST_TAG = $(shell git tag --list 'v*' --sort=-version:refname | head -n 1)
 LATEST = $(if $(NEWEST_TAG),$(filter v$(VERSION),$(NEWEST_TAG)),$(filter dev,$(VERSION)))
 MIKE_PUSH ?=
 
-.PHONY: serve test test-fast install install-test outputs check check-full site deploy publish lock bench lighthouse clean
+.PHONY: serve test test-fast lint install install-test outputs check check-full site deploy publish lock bench lighthouse clean
 
 $(UV):
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -65,14 +65,18 @@ site: install  ## build the static site into site/ (strict: any warning fails)
 serve: outputs  ## serve the site at http://127.0.0.1:8000 (reruns edited snippets on save)
 	$(BIN)/mkdocs serve --dirty --dev-addr 127.0.0.1:8000
 
+# ruff (pinned in requirements-test.lock, configured in pyproject.toml): zero lint findings and nothing to reformat.
+lint: install-test  ## ruff check and ruff format --check over the repository; change nothing
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
 # The suite runs on every CPU (pytest-xdist); the site is built once for all workers (tests/conftest.py).
 # make test-fast runs fewer Hypothesis examples per property (HYPOTHESIS_PROFILE=fast); make test and CI run 1000.
 PYTEST := $(BIN)/python -m pytest -n auto
 
-test: install-test  ## run the whole test suite
+test: install-test lint  ## lint, then run the whole test suite
 	$(PYTEST)
 
-test-fast: install-test  ## the tests that need no site build, browser or notebook kernel
+test-fast: install-test lint  ## lint, then the tests that need no site build, browser or notebook kernel
 	HYPOTHESIS_PROFILE=fast $(PYTEST) tests/core tests/build tests/chapters -m "not site and not kernel and not slow"
 
 deploy: install  ## build the site as version $(VERSION) into the local gh-pages branch (mike)

@@ -51,6 +51,7 @@ def head_links(page_html, site_url, roots, page_url):
         return page_html
     if not CANONICAL.search(page_html):
         raise ValueError(f"{page_url}: the site has an address but the page has no canonical link")
-    alternates = "".join(f'\n  <link rel="alternate" hreflang="{lang}" href="{escape(url)}">'
-                         for lang, url in links.items())
+    alternates = "".join(
+        f'\n  <link rel="alternate" hreflang="{lang}" href="{escape(url)}">' for lang, url in links.items()
+    )
     return CANONICAL.sub(lambda m: m.group(0) + alternates, page_html, count=1)

@@ -86,7 +86,9 @@ def bench_tiling(settings, repeats, min_batch):
             if error > 1e-10:
                 raise AssertionError(f"tiled attention disagrees with the core at L={n}, tile={tile}: {error:.2e}")
             seconds, number = median_seconds(lambda: tiled_attention(q, k, v, tile), repeats, min_batch)
-            row["tiled"].append({"tile": tile, "seconds": seconds, "calls_per_batch": number, "ratio_to_naive": seconds / naive})
+            row["tiled"].append(
+                {"tile": tile, "seconds": seconds, "calls_per_batch": number, "ratio_to_naive": seconds / naive}
+            )
         rows.append(row)
     return rows
 
@@ -113,14 +115,16 @@ def bench_mha(settings, repeats, min_batch):
         print(f"  multi_head_attention L={n}", flush=True)
         full, n_full = median_seconds(lambda: multi_head_attention(x, w_q, w_k, w_v, w_o, h), repeats, min_batch)
         products, n_products = median_seconds(matmuls_only, repeats, min_batch)
-        rows.append({
-            "L": n,
-            "multi_head_attention_s": full,
-            "matmuls_s": products,
-            "ratio": full / products,
-            "calls_per_batch": [n_full, n_products],
-            "multiply_adds": 4 * n * d * d + 2 * n * n * d,
-        })
+        rows.append(
+            {
+                "L": n,
+                "multi_head_attention_s": full,
+                "matmuls_s": products,
+                "ratio": full / products,
+                "calls_per_batch": [n_full, n_products],
+                "multiply_adds": 4 * n * d * d + 2 * n * n * d,
+            }
+        )
     return rows
 
 
@@ -173,10 +177,20 @@ def machine_line(result, language="en"):
     """Where, when and how the timings were measured, in ``language``."""
     info, when = result["machine"], result["date"]
     return words(language, "bench")["machine"].format(
-        date=when[:10], time=when[11:16], cpu=info["cpu"], usable=info["usable_cpus"], logical=info["logical_cpus"],
-        platform=info["platform"], python=info["python"], numpy=info["numpy"], blas=blas_text(info, language),
-        threads=threads_text(info, language), load_start=info["load_average_start"][0],
-        load_end=info["load_average_end"][0], repeats=result["settings"]["repeats"])
+        date=when[:10],
+        time=when[11:16],
+        cpu=info["cpu"],
+        usable=info["usable_cpus"],
+        logical=info["logical_cpus"],
+        platform=info["platform"],
+        python=info["python"],
+        numpy=info["numpy"],
+        blas=blas_text(info, language),
+        threads=threads_text(info, language),
+        load_start=info["load_average_start"][0],
+        load_end=info["load_average_end"][0],
+        repeats=result["settings"]["repeats"],
+    )
 
 
 def markdown(result, language="en"):
@@ -184,8 +198,12 @@ def markdown(result, language="en"):
     headers = words(language, "bench")
     tiles = result["settings"]["tiling"]["tiles"]
     naive_column, tiled_column, ratio_column = headers["tiling_header"][1:]
-    tiling_header = [headers["tiling_header"][0].format(d=result["settings"]["tiling"]["d"]), naive_column,
-                     *(tiled_column.format(t=t) for t in tiles), *(ratio_column.format(t=t) for t in tiles)]
+    tiling_header = [
+        headers["tiling_header"][0].format(d=result["settings"]["tiling"]["d"]),
+        naive_column,
+        *(tiled_column.format(t=t) for t in tiles),
+        *(ratio_column.format(t=t) for t in tiles),
+    ]
     lines = [
         "<!-- Written by `python -m scripts.bench` (make bench). Measured, not verified by the build. -->",
         "<!-- --8<-- [start:machine] -->",
@@ -210,7 +228,8 @@ def markdown(result, language="en"):
     ]
     for row in result["mha"]:
         lines.append(
-            f"| {row['L']} | {row['multi_head_attention_s'] * 1e3:.3g} | {row['matmuls_s'] * 1e3:.3g} | **{row['ratio']:.2f}** |"
+            f"| {row['L']} | {row['multi_head_attention_s'] * 1e3:.3g} | {row['matmuls_s'] * 1e3:.3g} | "
+            f"**{row['ratio']:.2f}** |"
         )
     lines.append("<!-- --8<-- [end:mha] -->")
     return "\n".join(lines) + "\n"
@@ -220,8 +239,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m scripts.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (seconds, for tests)")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "measured", help="output folder")
-    parser.add_argument("--render", action="store_true",
-                        help="rewrite the Markdown files from the folder's bench.json, measuring nothing")
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help="rewrite the Markdown files from the folder's bench.json, measuring nothing",
+    )
     args = parser.parse_args(argv)
     if args.render:
         write_markdown(json.loads((args.out / "bench.json").read_text(encoding="utf-8")), args.out)
@@ -230,7 +252,7 @@ def main(argv=None):
     start = time.perf_counter()
     repeats, min_batch = settings["repeats"], settings["min_batch_seconds"]
     result = {
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "quick": args.quick,
         "machine": machine(),
         "settings": settings,

@@ -86,5 +86,6 @@ def chapter_list(nav, docs_dir, language):
 
 def titled_links(markdown, docs_dir):
     """Every ``[→](page.md)`` link given its page's title: ``[→ Title](page.md)``."""
-    return ARROW_LINK.sub(lambda m: f"[→ {page_title(Path(docs_dir) / m['page'])}]({m['page']}{m['anchor'] or ''})",
-                          markdown)
+    return ARROW_LINK.sub(
+        lambda m: f"[→ {page_title(Path(docs_dir) / m['page'])}]({m['page']}{m['anchor'] or ''})", markdown
+    )

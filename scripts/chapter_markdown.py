@@ -16,8 +16,13 @@ from scripts import provenance
 from scripts.chapter_list import CHAPTER_LIST, chapter_list, titled_links
 from scripts.ledger import claims_table, values_table
 from scripts.pipeline.published import figure_file, table, values
-from scripts.pipeline.references import (chapter_folder, read_page, substitute_figures, substitute_tables,
-                                         substitute_values)
+from scripts.pipeline.references import (
+    chapter_folder,
+    read_page,
+    substitute_figures,
+    substitute_tables,
+    substitute_values,
+)
 from scripts.pipeline.tables import markdown_table
 from scripts.words import words
 
@@ -85,8 +90,10 @@ def explorable_words(markdown, src_path, language):
     def with_words(match):
         name = match.group(2)
         if name not in labels:
-            log.warning(f"{src_path}: the explorable {name!r} has no labels: add [explorables.{name}] to "
-                        f"scripts/words/{language}.toml")
+            log.warning(
+                f"{src_path}: the explorable {name!r} has no labels: add [explorables.{name}] to "
+                f"scripts/words/{language}.toml"
+            )
             return match.group(0)
         return f'{match.group(1)} data-words="{html.escape(json.dumps(labels[name], ensure_ascii=False))}"'
 
@@ -105,7 +112,9 @@ def chapter(markdown, project, src_path, depth, language, repo_blob, nav, docs_d
     stem = src_path[: -len(".md")]
     uses = read_page(markdown)  # the page's one parse
     snippets = uses.snippets
-    markdown = expand_tables(markdown, project, src_path, language)  # a table may quote values: {{ chapter.what.value }}
+    markdown = expand_tables(
+        markdown, project, src_path, language
+    )  # a table may quote values: {{ chapter.what.value }}
     markdown = inline_values(markdown, project, src_path, language) + notebook_box(uses, stem, language)
     if CHAPTER_LIST in markdown:
         markdown = markdown.replace(CHAPTER_LIST, chapter_list(nav, docs_dir, language))

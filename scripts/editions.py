@@ -72,8 +72,10 @@ class ChineseBuild:
             self._drop_scratch()
             if not serving:
                 raise Abort(f"the Chinese edition ({CHINESE_CONFIG}) failed to build: see its messages above")
-            log.warning("the Chinese edition failed to build; /zh/ is missing from this build or shows the last one "
-                        "(see the messages above)")
+            log.warning(
+                "the Chinese edition failed to build; /zh/ is missing from this build or shows the last one "
+                "(see the messages above)"
+            )
             return
         if not self.dirty:
             shutil.rmtree(target, ignore_errors=True)

@@ -34,7 +34,9 @@ from scripts.pipeline.project import REPO
 
 INLINE_MATH = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.DOTALL)
 DISPLAY_MATH = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.DOTALL)
-NOTEBOOK_MARKDOWN = re.compile(r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown.*?)(?=<div class="jp-Cell|\Z)', re.DOTALL)
+NOTEBOOK_MARKDOWN = re.compile(
+    r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown.*?)(?=<div class="jp-Cell|\Z)', re.DOTALL
+)
 DOLLAR_MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$<>\n]+?)\$", re.DOTALL)
 MATHJAX_LOADER = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.DOTALL)
 IMAGE = re.compile(r"<img ([^>]*?)/?>")
@@ -102,7 +104,7 @@ class MathFonts:
         return katex(tex, display)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def katex(tex, display):
     """KaTeX's HTML for one formula, or MathError saying which formula failed and why."""
 
@@ -115,7 +117,7 @@ def katex(tex, display):
     return cached("katex", (tex, display), render)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _characters(tex, display):
     return frozenset(drawn_characters(katex(tex, display)))
 
@@ -124,13 +126,17 @@ def render_math(page_html, fonts):
     """Chapter pages: replace arithmatex's TeX (``generic: true`` output) with rendered KaTeX. A display formula may
     scroll sideways on a narrow screen, so it is reachable by keyboard."""
     page_html = DISPLAY_MATH.sub(
-        lambda m: '<div class="arithmatex" tabindex="0" data-search-exclude>'
-        f"{fonts.formula(html.unescape(m.group(1)).strip(), True)}</div>",
+        lambda m: (
+            '<div class="arithmatex" tabindex="0" data-search-exclude>'
+            f"{fonts.formula(html.unescape(m.group(1)).strip(), True)}</div>"
+        ),
         page_html,
     )
     return INLINE_MATH.sub(
-        lambda m: '<span class="arithmatex" data-search-exclude>'
-        f"{fonts.formula(html.unescape(m.group(1)).strip(), False)}</span>",
+        lambda m: (
+            '<span class="arithmatex" data-search-exclude>'
+            f"{fonts.formula(html.unescape(m.group(1)).strip(), False)}</span>"
+        ),
         page_html,
     )
 
@@ -154,13 +160,19 @@ def katex_font_rules():
     rules = tinycss2.parse_stylesheet(KATEX_CSS.read_text(encoding="utf-8"), skip_comments=True, skip_whitespace=True)
     files, picks = {}, []
     for rule in rules:
-        declarations = {d.lower_name: tinycss2.serialize(d.value).strip() for d in tinycss2.parse_declaration_list(
-            rule.content, skip_comments=True, skip_whitespace=True) if d.type == "declaration"}
+        declarations = {
+            d.lower_name: tinycss2.serialize(d.value).strip()
+            for d in tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True)
+            if d.type == "declaration"
+        }
         family = re.search(r"KaTeX_\w+", declarations.get("font-family", declarations.get("font", "")))
         if family is None:
             continue
-        face = (family.group(0), "bold" if declarations.get("font-weight") in ("700", "bold") else "normal",
-                declarations.get("font-style", "italic" if "italic" in declarations.get("font", "") else "normal"))
+        face = (
+            family.group(0),
+            "bold" if declarations.get("font-weight") in ("700", "bold") else "normal",
+            declarations.get("font-style", "italic" if "italic" in declarations.get("font", "") else "normal"),
+        )
         if rule.type == "at-rule":  # @font-face: the woff2 file of this family, weight and style
             files[face] = re.search(r"url\((fonts/[^)]+\.woff2)\)", declarations["src"]).group(1)
         else:
@@ -177,8 +189,10 @@ def preload_math_fonts(page_html, fonts):
 
     def preloads(match):
         fonts.preloaded.update(Path(file).name for file in files)
-        return "".join(f'<link rel="preload" href="{match.group(1)}{file}" as="font" type="font/woff2" '
-                       "crossorigin>" for file in files) + match.group(0)
+        return "".join(
+            f'<link rel="preload" href="{match.group(1)}{file}" as="font" type="font/woff2" crossorigin>'
+            for file in files
+        ) + match.group(0)
 
     return KATEX_STYLESHEET.sub(preloads, page_html, count=1) if files else page_html
 
@@ -238,7 +252,7 @@ def size_images(page_html, page_url, docs_dir, eager_before=None):
             attributes += f' width="{width}" height="{height}"'
         if (count > 1 or match.start() >= eager_before) and "loading=" not in attributes:
             attributes += ' loading="lazy"'
-        return f"<img {attributes} decoding=\"async\" />"
+        return f'<img {attributes} decoding="async" />'
 
     return IMAGE.sub(image, page_html)
 
@@ -268,7 +282,7 @@ def drop_unused_css(page_html):
     return STYLE_BLOCK.sub(lambda m: m.group(1) + "".join(pruned(_parsed_css(m.group(2)))) + m.group(3), page_html)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed_css(css):
     """A stylesheet as (prelude, body) pairs, parsed once for all the pages that inline it. A style rule's prelude
     is its selectors, each with the classes it requires; @media and @supports have a tuple of rules as body."""
@@ -347,7 +361,9 @@ def keep_only_the_glyphs_the_formulas_draw(site_dir, fonts):
 def _subset(font_file, characters):
     """A woff2 font (bytes) cut down to the glyphs of ``characters``, byte for byte the same for the same input."""
     font = TTFont(io.BytesIO(font_file), recalcTimestamp=False)
-    subsetter = subset.Subsetter(subset.Options(layout_features=["*"], name_IDs=["*"], notdef_outline=True, hinting=False))
+    subsetter = subset.Subsetter(
+        subset.Options(layout_features=["*"], name_IDs=["*"], notdef_outline=True, hinting=False)
+    )
     subsetter.populate(unicodes=[code for code in font.getBestCmap() if chr(code) in characters])
     subsetter.subset(font)
     font.flavor = "woff2"

@@ -141,8 +141,9 @@ def _tally(statuses, language="en"):
     """'3 verified, 1 failed' (in ``language``) for a list of statuses."""
     words = words_in(language, "ledger")
     counts = Counter(statuses)
-    return words["list"].join(words["count"].format(count=counts[s], label=_status(words, s).split(" ", 1)[1])
-                              for s in STATUSES if counts[s])
+    return words["list"].join(
+        words["count"].format(count=counts[s], label=_status(words, s).split(" ", 1)[1]) for s in STATUSES if counts[s]
+    )
 
 
 def _status(words, status):
@@ -165,7 +166,7 @@ def _claim_in(language, claim, claim_zh, test_id):
     if language != "zh":
         return claim
     if not claim_zh:
-        log.warning(f"ledger: the claim marker of {test_id} has no Chinese wording: give it zh=\"...\"")
+        log.warning(f'ledger: the claim marker of {test_id} has no Chinese wording: give it zh="..."')
     return claim_zh or claim
 
 
@@ -230,20 +231,26 @@ def values_table(project, language="en"):
             else:
                 status = words["fresh"] if fresh[snippet] else words["stale"]
             bad += status.startswith("❌")
-            shown = " · ".join(f"`{name}` = {_escape(_value_text(published[name], language))}"
-                               for name in names if name in published)
+            shown = " · ".join(
+                f"`{name}` = {_escape(_value_text(published[name], language))}" for name in names if name in published
+            )
             item = words["snippet_item"].format(snippet=snippet, status=status)
             items.append(item + (words["shown"].format(shown=shown) if shown else ""))
         problems += bad
         count = sum(len(names) for names in snippets.values())
         page_text = (project.root / DOCS[language] / page).read_text(encoding="utf-8")
         heading = re.sub(r"\s*\{#[\w-]+\}$", "", chapter_title(page_text, page.removesuffix(".md")))  # no {#id}
-        title = words["chapter_title"].format(heading=heading, page=page, values=plural(words["values"], count),
-                                             snippets=plural(words["snippets"], len(snippets)))
+        title = words["chapter_title"].format(
+            heading=heading,
+            page=page,
+            values=plural(words["values"], count),
+            snippets=plural(words["snippets"], len(snippets)),
+        )
         title += words["with_problems"].format(bad=bad) if bad else words["all_match"]
         opened = words["open_chapter"].format(page=page)
         lines += _group("???+ failure" if bad else "??? success", title, [opened, *items])
-    verdict = words["problems"].format(snippets=plural(words["snippets"], problems)) if problems \
-        else words["no_problem"]
+    verdict = (
+        words["problems"].format(snippets=plural(words["snippets"], problems)) if problems else words["no_problem"]
+    )
     head = words["values_head"].format(quotes=len(quotes), pages=len(by_page), verdict=verdict)
     return "\n".join([head, "", *lines]) + "\n"

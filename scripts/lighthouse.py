@@ -24,11 +24,11 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from scripts.pipeline.project import REPO as ROOT, Project  # noqa: E402
+from scripts.pipeline.project import REPO as ROOT, Project
 
 sys.path.insert(0, str(Project().snippets))
 
-from lib.plotting import CJK_FONT  # noqa: E402  (the font the figures draw Chinese with)
+from lib.plotting import CJK_FONT  # the font the figures draw Chinese with
 
 LIGHTHOUSE = "lighthouse@12.2.3"
 CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
@@ -61,7 +61,7 @@ class GzipHandler(SimpleHTTPRequestHandler):
         pass
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _gzipped(path, mtime_ns):
     return gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
 
@@ -97,8 +97,15 @@ def font_config(directory):
 def audit(url, fonts):
     """Lighthouse's category scores for one URL, in percent; Chromium reads the fontconfig file ``fonts``."""
     command = [
-        "npx", "--yes", LIGHTHOUSE, url, "--quiet", "--output=json", "--output-path=stdout",
-        "--only-categories=performance,accessibility", "--chrome-flags=--headless=new --no-sandbox",
+        "npx",
+        "--yes",
+        LIGHTHOUSE,
+        url,
+        "--quiet",
+        "--output=json",
+        "--output-path=stdout",
+        "--only-categories=performance,accessibility",
+        "--chrome-flags=--headless=new --no-sandbox",
     ]
     environment = {**os.environ, "CHROME_PATH": CHROME, "FONTCONFIG_FILE": str(fonts)}
     result = subprocess.run(command, capture_output=True, text=True, env=environment)

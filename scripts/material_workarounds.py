@@ -1,4 +1,4 @@
-"""Every workaround of Material for MkDocs' internals, in one place, each with a guard on its target.
+"""Every workaround of Material for MkDocs' internals, each with a guard on its target, the guards in one place.
 
 Each workaround rewrites something Material generates (its markup, compiled stylesheets, script bundle, search
 plugin) or relies on how it behaves. ``check_targets`` guards them all: when a target is missing from the installed
@@ -7,7 +7,9 @@ Material other than the one they were written for. ``WORKAROUNDS`` names them; e
 its workaround does and why, and the four that live in other files say so there (early_script and
 language_selector in overrides/partials/, site_css in site.css, search_dialog_name in site.js).
 
-scripts/hooks/material_workarounds.py calls them: without that hook (one line of mkdocs.yml) and
+The three that patch Material's search plugin (search_entries_by_content, glossary_words_in_search,
+search_excludes_whole_elements) are in scripts/material_search.py; their guards are here with the others.
+scripts/hooks/material_workarounds.py calls them all: without that hook (one line of mkdocs.yml) and
 overrides/partials/early_script.html the site still builds and works, with Material's own markup, only slower.
 """
 
@@ -16,23 +18,32 @@ from importlib.metadata import version
 from pathlib import Path
 
 import material
-from material.plugins.search import plugin as search_plugin
-from material.plugins.search.plugin import Parser, SearchIndex
 from mkdocs.exceptions import Abort
 
-from scripts.build_cache import cached
 from scripts.pipeline.project import REPO
 
 MATERIAL = Path(material.__file__).parent / "templates"
 SEARCH_PLUGIN = "../plugins/search/plugin.py"  # relative to MATERIAL, like every other target
 OVERRIDES = REPO / "overrides"
 WRITTEN_FOR = "9.8."  # the Material versions these workarounds were written against and checked on
-WORKAROUNDS = ("tables_in_scroll_wrappers", "style_wrapped_tables_as_material_does",
-               "keep_page_loads_from_restyling_twice", "code_reachable_by_keyboard", "drop_head_alternates",
-               "first_paint_once_parsed",
-               "early_script", "language_selector", "site_css", "search_dialog_name", "search_entries_by_content",
-               "glossary_words_in_search", "search_excludes_whole_elements", "query_keeps_whole_words",
-               "alternates_left_to_crawlers", "code_buttons_not_a_landmark")
+WORKAROUNDS = (
+    "tables_in_scroll_wrappers",
+    "style_wrapped_tables_as_material_does",
+    "keep_page_loads_from_restyling_twice",
+    "code_reachable_by_keyboard",
+    "drop_head_alternates",
+    "first_paint_once_parsed",
+    "early_script",
+    "language_selector",
+    "site_css",
+    "search_dialog_name",
+    "search_entries_by_content",
+    "glossary_words_in_search",
+    "search_excludes_whole_elements",
+    "query_keeps_whole_words",
+    "alternates_left_to_crawlers",
+    "code_buttons_not_a_landmark",
+)
 
 TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
 MATERIAL_TABLE = "table:not([class])"  # the tables Material's script wraps, and its stylesheet's selector for them
@@ -63,17 +74,21 @@ class TargetMissing(Abort):
 
 def require(workaround, found, target, where):
     if not found:
-        raise TargetMissing(f"Material workaround {workaround} (scripts/material_workarounds.py): {target} is not in "
-                            f"{where}; Material changed under it: adapt the workaround or delete it")
+        raise TargetMissing(
+            f"Material workaround {workaround} (scripts/material_workarounds.py): {target} is not in "
+            f"{where}; Material changed under it: adapt the workaround or delete it"
+        )
 
 
 def check_version(installed=None):
     """Stop unless the installed Material is one the workarounds were written for."""
     installed = installed or version("mkdocs-material")
     if not installed.startswith(WRITTEN_FOR):
-        raise TargetMissing(f"mkdocs-material {installed} is installed, but the workarounds in "
-                            f"scripts/material_workarounds.py ({', '.join(WORKAROUNDS)}) were written for "
-                            f"{WRITTEN_FOR}x: check each against the new Material, then update WRITTEN_FOR")
+        raise TargetMissing(
+            f"mkdocs-material {installed} is installed, but the workarounds in "
+            f"scripts/material_workarounds.py ({', '.join(WORKAROUNDS)}) were written for "
+            f"{WRITTEN_FOR}x: check each against the new Material, then update WRITTEN_FOR"
+        )
 
 
 def asset(material, pattern, workaround):
@@ -91,69 +106,143 @@ def check_targets(material=MATERIAL, overrides=OVERRIDES):
     palette_path = asset(material, "stylesheets/palette.*.min.css", "keep_page_loads_from_restyling_twice")
     templates, bundle = base.read_text(encoding="utf-8"), bundle_path.read_text(encoding="utf-8")
     require("tables_in_scroll_wrappers", f'"{MATERIAL_TABLE}"' in bundle, f"the selector {MATERIAL_TABLE}", bundle_path)
-    require("tables_in_scroll_wrappers", TABLE_WRAPPER.search(bundle), "the md-typeset__scrollwrap > md-typeset__table "
-            "wrapper", bundle_path)
-    require("style_wrapped_tables_as_material_does", MATERIAL_TABLE in main_path.read_text(encoding="utf-8"),
-            f"a rule for {MATERIAL_TABLE}", main_path)
+    require(
+        "tables_in_scroll_wrappers",
+        TABLE_WRAPPER.search(bundle),
+        "the md-typeset__scrollwrap > md-typeset__table wrapper",
+        bundle_path,
+    )
+    require(
+        "style_wrapped_tables_as_material_does",
+        MATERIAL_TABLE in main_path.read_text(encoding="utf-8"),
+        f"a rule for {MATERIAL_TABLE}",
+        main_path,
+    )
     palette = palette_path.read_text(encoding="utf-8")
-    require("keep_page_loads_from_restyling_twice", PALETTE_SWITCHING_RULE.search(palette),
-            "the rule on [data-md-color-switching]", palette_path)
+    require(
+        "keep_page_loads_from_restyling_twice",
+        PALETTE_SWITCHING_RULE.search(palette),
+        "the rule on [data-md-color-switching]",
+        palette_path,
+    )
     require("code_reachable_by_keyboard", '"content.lazy"' in bundle, "the feature content.lazy", bundle_path)
-    require("drop_head_alternates", f'<link rel="alternate" href="{URL_FILTERED_LINK}" hreflang=' in templates,
-            "the head's language alternates", base)
+    require(
+        "drop_head_alternates",
+        f'<link rel="alternate" href="{URL_FILTERED_LINK}" hreflang=' in templates,
+        "the head's language alternates",
+        base,
+    )
     require("drop_head_alternates", "sitemap.xml" in bundle, "the sitemap.xml request", bundle_path)
     require("first_paint_once_parsed", CONFIG_SCRIPT in templates, "the configuration script", base)
     require("early_script", "{% block extrahead %}" in templates, "the block extrahead", base)
-    require("early_script", 'class="no-js"' in templates and 'classList.remove("no-js")' in bundle
-            and 'classList.add("js-focus-visible")' in bundle, "the no-js and js-focus-visible classes", bundle_path)
+    require(
+        "early_script",
+        'class="no-js"' in templates
+        and 'classList.remove("no-js")' in bundle
+        and 'classList.add("js-focus-visible")' in bundle,
+        "the no-js and js-focus-visible classes",
+        bundle_path,
+    )
     require("early_script", COLOR_SCHEME_META.search(bundle), "the color-scheme meta appended to the head", bundle_path)
-    require("early_script", '"search/search_index.json"' in bundle and "new XMLHttpRequest" in bundle,
-            "the search index requested by XMLHttpRequest", bundle_path)
+    require(
+        "early_script",
+        '"search/search_index.json"' in bundle and "new XMLHttpRequest" in bundle,
+        "the search index requested by XMLHttpRequest",
+        bundle_path,
+    )
     header = material / "partials" / "header.html"
-    require("language_selector", '{% include "partials/alternate.html" %}' in header.read_text(encoding="utf-8"),
-            "the include of partials/alternate.html", header)
+    require(
+        "language_selector",
+        '{% include "partials/alternate.html" %}' in header.read_text(encoding="utf-8"),
+        "the include of partials/alternate.html",
+        header,
+    )
     selector = material / "partials" / "alternate.html"
     original = TEMPLATE_COMMENT.sub("", selector.read_text(encoding="utf-8"))
     fork = TEMPLATE_COMMENT.sub("", (overrides / "partials" / "alternate.html").read_text(encoding="utf-8"))
-    require("language_selector", original.replace(URL_FILTERED_LINK, LINK_AS_GIVEN) == fork,
-            "the language selector overrides/partials/alternate.html was forked from", selector)
-    require("site_css", 'class="md-content__inner' in templates and BODY_SCHEME.search(templates),
-            "the .md-content__inner and <body data-md-color-scheme> that site.css styles", base)
+    require(
+        "language_selector",
+        original.replace(URL_FILTERED_LINK, LINK_AS_GIVEN) == fork,
+        "the language selector overrides/partials/alternate.html was forked from",
+        selector,
+    )
+    require(
+        "site_css",
+        'class="md-content__inner' in templates and BODY_SCHEME.search(templates),
+        "the .md-content__inner and <body data-md-color-scheme> that site.css styles",
+        base,
+    )
     search = material / "partials" / "search.html"
-    require("search_dialog_name", SEARCH_INPUT.search(search.read_text(encoding="utf-8")),
-            'the dialog class="md-search" and its box class="md-search__input" with an aria-label', search)
+    require(
+        "search_dialog_name",
+        SEARCH_INPUT.search(search.read_text(encoding="utf-8")),
+        'the dialog class="md-search" and its box class="md-search__input" with an aria-label',
+        search,
+    )
     plugin = material / SEARCH_PLUGIN
     source = plugin.read_text(encoding="utf-8")
-    require("search_entries_by_content", "def add_entry_from_context(self, page):" in source
-            and "self.entries.append(entry)" in source, "SearchIndex.add_entry_from_context appending to self.entries",
-            plugin)
-    require("glossary_words_in_search", all(line in source for line in USER_DICTIONARY_LOADED),
-            "on_config loading jieba_dict_user and making the SearchIndex", plugin)
-    require("search_excludes_whole_elements", all(line in source for line in EXCLUDED_UNTIL_SAME_TAG),
-            "the Parser's skip set of data-search-exclude elements", plugin)
+    require(
+        "search_entries_by_content",
+        "def add_entry_from_context(self, page):" in source and "self.entries.append(entry)" in source,
+        "SearchIndex.add_entry_from_context appending to self.entries",
+        plugin,
+    )
+    require(
+        "glossary_words_in_search",
+        all(line in source for line in USER_DICTIONARY_LOADED),
+        "on_config loading jieba_dict_user and making the SearchIndex",
+        plugin,
+    )
+    require(
+        "search_excludes_whole_elements",
+        all(line in source for line in EXCLUDED_UNTIL_SAME_TAG),
+        "the Parser's skip set of data-search-exclude elements",
+        plugin,
+    )
     worker_path = asset(material, "javascripts/workers/search.*.min.js", "query_keeps_whole_words")
-    require("query_keeps_whole_words", len(QUERY_WORDS.findall(worker_path.read_text(encoding="utf-8"))) == 1,
-            "the query segmenter's loop over words that end before the query does", worker_path)
-    require("alternates_left_to_crawlers", bundle.count(PAGE_ALTERNATES) == 1,
-            f"the selector {PAGE_ALTERNATES} of the sitemap requests", bundle_path)
-    require("code_buttons_not_a_landmark", len(CODE_NAV.findall(bundle)) == 1,
-            "the <nav class=md-code__nav> of a code block's buttons", bundle_path)
+    require(
+        "query_keeps_whole_words",
+        len(QUERY_WORDS.findall(worker_path.read_text(encoding="utf-8"))) == 1,
+        "the query segmenter's loop over words that end before the query does",
+        worker_path,
+    )
+    require(
+        "alternates_left_to_crawlers",
+        bundle.count(PAGE_ALTERNATES) == 1,
+        f"the selector {PAGE_ALTERNATES} of the sitemap requests",
+        bundle_path,
+    )
+    require(
+        "code_buttons_not_a_landmark",
+        len(CODE_NAV.findall(bundle)) == 1,
+        "the <nav class=md-code__nav> of a code block's buttons",
+        bundle_path,
+    )
 
 
 def tables_in_scroll_wrappers(page_html):
     """Put each Markdown table (a bare ``<table>``) in Material's scrolling wrapper, as its script would after load
     (a move that restyles the whole table), with a class that keeps the script's hands off it (it wraps only
     ``table:not([class])``). The wrapper takes the keyboard focus: it may scroll sideways."""
-    return TABLE.sub(lambda m: '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table">'
-                               f'<table class="{WRAPPED_TABLE}">{m.group(1)}</table></div></div>', page_html)
+    return TABLE.sub(
+        lambda m: (
+            '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table">'
+            f'<table class="{WRAPPED_TABLE}">{m.group(1)}</table></div></div>'
+        ),
+        page_html,
+    )
 
 
 def code_reachable_by_keyboard(page_html):
     """Code and output blocks may scroll sideways, so each one is focusable (axe: scrollable-region-focusable).
     Material's script does this only for the blocks it has set up, and with ``content.lazy`` it sets up a block
     when it scrolls into view (then drops the tabindex again where nothing overflows)."""
-    require("code_reachable_by_keyboard", CODE_BLOCK not in page_html or CODE in page_html,
-            f"the code markup {CODE}", "a page with code blocks")
+    require(
+        "code_reachable_by_keyboard",
+        CODE_BLOCK not in page_html or CODE in page_html,
+        f"the code markup {CODE}",
+        "a page with code blocks",
+    )
     return page_html.replace(CODE, '<pre><span></span><code tabindex="0">')
 
 
@@ -161,8 +250,12 @@ def drop_head_alternates(page_html, alternates):
     """Drop the head's <link rel="alternate" hreflang> (one per entry of ``extra.alternate``): each takes the
     language switch's link, which is relative to the page; search engines ignore relative alternates, and
     Material's script would fetch a sitemap.xml beside each. scripts/addresses.py writes absolute ones instead."""
-    require("drop_head_alternates", len(HEAD_ALTERNATE.findall(page_html)) >= len(alternates),
-            "a <link rel=alternate hreflang> per language", "the page's head")
+    require(
+        "drop_head_alternates",
+        len(HEAD_ALTERNATE.findall(page_html)) >= len(alternates),
+        "a <link rel=alternate hreflang> per language",
+        "the page's head",
+    )
     return HEAD_ALTERNATE.sub("", page_html)
 
 
@@ -232,84 +325,3 @@ def site(site_dir, material=MATERIAL):
     style_wrapped_tables_as_material_does(site_dir, material)
     query_keeps_whole_words(site_dir, material)
     rewrite_bundle(site_dir, material)
-
-
-def _toc(items):
-    return [(item.id, item.url, item.title, _toc(item.children)) for item in items]
-
-
-def _dictionaries(config):
-    return [Path(config[name]).read_bytes() for name in ("jieba_dict", "jieba_dict_user") if config.get(name)]
-
-
-def search_entries_by_content(index_class=SearchIndex):
-    """Keep each page's search entries in the build cache (scripts/build_cache.py), keyed by everything the search
-    plugin reads to make them: its HTML, address, title, table of contents, search metadata and the plugin's
-    configuration, dictionaries included (the plugin's pure-Python parse and jieba's cuts are slow)."""
-    add = index_class.add_entry_from_context
-    if getattr(add, "by_content", False):
-        return
-
-    def add_entry_from_context(self, page):
-        meta = {name: page.meta.get(name) for name in ("title", "tags", "search")}
-        key = (page.content, page.url, page.title, meta, _toc(page.toc), repr(sorted(self.config.items())),
-               _dictionaries(self.config))
-        start = len(self.entries)
-
-        def entries():
-            add(self, page)
-            return self.entries[start:]
-
-        found = cached("search", key, entries)
-        if len(self.entries) == start:  # a stored result: the plugin did not run
-            self.entries.extend(found)
-
-    add_entry_from_context.by_content = True
-    index_class.add_entry_from_context = add_entry_from_context
-
-
-def glossary_words_in_search(config, dictionary):
-    """Point the search plugin at the jieba user dictionary ``dictionary`` (the glossary's terms, written at each
-    build: without it compound terms are cut apart) and let it configure itself again: it loads the dictionary
-    and makes its index as it configures, before the hooks run (so the cached entries are keyed by it too)."""
-    search = config.plugins.get("material/search")  # mkdocs.yml's `search`, under another theme MkDocs' own
-    if search is None:
-        return
-    search.config.jieba_dict_user = str(dictionary)
-    search.on_config(config)
-
-
-def search_excludes_whole_elements(parser_class=Parser):
-    """Leave everything inside a ``data-search-exclude`` element out of the index, nested elements of the same name
-    included (the plugin's parser ended the exclusion at the first closing tag of the same name, so the rest of a
-    rendered formula went into the index): while inside one, the parser sees nothing but the tags that close it."""
-    start, end, data = parser_class.handle_starttag, parser_class.handle_endtag, parser_class.handle_data
-    if getattr(start, "whole_elements", False):
-        return
-
-    def handle_starttag(self, tag, attrs):
-        inside = getattr(self, "excluded_depth", 0)
-        if inside:
-            self.excluded_depth = inside + (tag not in search_plugin.void)
-            return
-        start(self, tag, attrs)
-        if tag not in search_plugin.void and any(name == "data-search-exclude" for name, _ in attrs):
-            self.excluded_depth = 1
-
-    def handle_endtag(self, tag):
-        inside = getattr(self, "excluded_depth", 0)
-        if inside:
-            if tag in search_plugin.void:
-                return
-            self.excluded_depth = inside - 1
-            if self.excluded_depth:  # an element inside the excluded one closes
-                return
-        end(self, tag)
-
-    def handle_data(self, text):
-        if not getattr(self, "excluded_depth", 0):
-            data(self, text)
-
-    handle_starttag.whole_elements = True
-    parser_class.handle_starttag, parser_class.handle_endtag, parser_class.handle_data = (
-        handle_starttag, handle_endtag, handle_data)

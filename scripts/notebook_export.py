@@ -47,8 +47,10 @@ class _HTMLExporter(HTMLExporter):
     def from_notebook_node(self, nb, resources=None, **kw):
         resources = self._init_resources(resources)
         self.register_filter("highlight_code", self.filters["highlight_code"])
-        self.register_filter("filter_data_type", WidgetsDataTypeFilter(
-            notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+        self.register_filter(
+            "filter_data_type",
+            WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources),
+        )
         page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
         return focusable(page), resources
 
@@ -57,46 +59,89 @@ def focusable(page):
     """What nbconvert's HTMLExporter adds to a rendered notebook: its alt text on each image that has none, and
     ``tabindex="0"`` on each cell's input and each output (they may scroll sideways)."""
     page = IMAGE_WITHOUT_ALT.sub(lambda m: f'<img alt="{MISSING_ALT}"{m.group(1)}>', page)
-    return FOCUSABLE_DIV.sub(lambda m: f'<div class="{m.group(1)}"{m.group(2)} tabindex="0">'
-                             if "tabindex=" not in m.group(2) else m.group(0), page)
+    return FOCUSABLE_DIV.sub(
+        lambda m: (
+            f'<div class="{m.group(1)}"{m.group(2)} tabindex="0">' if "tabindex=" not in m.group(2) else m.group(0)
+        ),
+        page,
+    )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _html_exporter(options):
     """One HTML exporter for each set of nb2html options (``options``: their JSON)."""
     o = json.loads(options)
     app = nbconvert2.get_nbconvert_app(
-        execute=o["execute"], kernel_name=o["kernel_name"], start=o["start"], end=o["end"],
-        allow_errors=o["allow_errors"], show_input=o["show_input"], no_input=o["no_input"],
-        no_prompt=o["no_prompt"], remove_tag_config=o["remove_tag_config"])
+        execute=o["execute"],
+        kernel_name=o["kernel_name"],
+        start=o["start"],
+        end=o["end"],
+        allow_errors=o["allow_errors"],
+        show_input=o["show_input"],
+        no_input=o["no_input"],
+        no_prompt=o["no_prompt"],
+        remove_tag_config=o["remove_tag_config"],
+    )
     default_filters["clean_html"] = lambda element: element.decode() if isinstance(element, bytes) else str(element)
     return _HTMLExporter(
-        config=app.config, template_file=HTML_TEMPLATE, extra_template_paths=[settings.templates_dir],
-        preprocessors=[SubCell], theme=o["theme"], mathjax_url=o["custom_mathjax_url"],
-        filters={"highlight_code": nbconvert2.mk_custom_highlight_code(extra_css_classes=o["highlight_extra_classes"])})
+        config=app.config,
+        template_file=HTML_TEMPLATE,
+        extra_template_paths=[settings.templates_dir],
+        preprocessors=[SubCell],
+        theme=o["theme"],
+        mathjax_url=o["custom_mathjax_url"],
+        filters={"highlight_code": nbconvert2.mk_custom_highlight_code(extra_css_classes=o["highlight_extra_classes"])},
+    )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _markdown_exporter():
-    return MarkdownExporter(config=nbconvert2.get_nbconvert_app().config, template_file=MARKDOWN_TEMPLATE,
-                            extra_template_paths=[settings.templates_dir])
+    return MarkdownExporter(
+        config=nbconvert2.get_nbconvert_app().config,
+        template_file=MARKDOWN_TEMPLATE,
+        extra_template_paths=[settings.templates_dir],
+    )
 
 
-def notebook_html(nb_path, execute=False, kernel_name="", theme="light", start=0, end=None, allow_errors=True,
-                  show_input=True, no_input=False, no_prompt=False, remove_tag_config={}, highlight_extra_classes="",
-                  include_requirejs=False, custom_mathjax_url=""):
+def notebook_html(
+    nb_path,
+    execute=False,
+    kernel_name="",
+    theme="light",
+    start=0,
+    end=None,
+    allow_errors=True,
+    show_input=True,
+    no_input=False,
+    no_prompt=False,
+    remove_tag_config={},
+    highlight_extra_classes="",
+    include_requirejs=False,
+    custom_mathjax_url="",
+):
     """mkdocs-jupyter's nb2html (same arguments, same page) for an ``.ipynb`` file, from a shared exporter."""
-    options = dict(execute=execute, kernel_name=kernel_name, theme=theme, start=start, end=end,
-                   allow_errors=allow_errors, show_input=show_input, no_input=no_input, no_prompt=no_prompt,
-                   remove_tag_config=remove_tag_config, highlight_extra_classes=highlight_extra_classes,
-                   custom_mathjax_url=custom_mathjax_url)
+    options = dict(
+        execute=execute,
+        kernel_name=kernel_name,
+        theme=theme,
+        start=start,
+        end=end,
+        allow_errors=allow_errors,
+        show_input=show_input,
+        no_input=no_input,
+        no_prompt=no_prompt,
+        remove_tag_config=remove_tag_config,
+        highlight_extra_classes=highlight_extra_classes,
+        custom_mathjax_url=custom_mathjax_url,
+    )
     with open(nb_path, encoding="utf-8") as stream:  # the kernel's language names the code cells' lexer
         metadata = json.load(stream)["metadata"]
     nbconvert2.kernel_lang = metadata.get("kernelspec", {}).get("language", "python")
     nbconvert2.cell_id = 0  # each page numbers its code cells from 1
     exporter = _html_exporter(json.dumps(options, sort_keys=True))
     content, resources = exporter.from_filename(
-        nb_path, resources={"mkdocs": {"test": "value", "include_requirejs": include_requirejs}})
+        nb_path, resources={"mkdocs": {"test": "value", "include_requirejs": include_requirejs}}
+    )
     content += f"""
         <style>
         {resources["inlining"]["css"]}
@@ -105,7 +150,9 @@ def notebook_html(nb_path, execute=False, kernel_name="", theme="light", start=0
     if highlight_extra_classes:
         content = content.replace("jp-OutputArea-output", f"jp-OutputArea-output {highlight_extra_classes}")
     for given, chapters in _chapter_heading_ids(metadata).items():
-        content = content.replace(f'id="{given}"', f'id="{chapters}"').replace(f'href="#{given}"', f'href="#{chapters}"')
+        content = content.replace(f'id="{given}"', f'id="{chapters}"').replace(
+            f'href="#{given}"', f'href="#{chapters}"'
+        )
     return content
 
 
@@ -116,8 +163,10 @@ def notebook_markdown(nb_path, start=0, end=None, execute=False, kernel_name="")
     body, _ = _markdown_exporter().from_filename(nb_path)
     with open(nb_path, encoding="utf-8") as stream:
         ids = _chapter_heading_ids(json.load(stream)["metadata"])
-    body = HEADING.sub(lambda m: f"{m.group()} {{#{ids[heading_id(m.group(1))]}}}" if heading_id(m.group(1)) in ids
-                       else m.group(), body)  # the table of contents links the ids the page gives (attr_list)
+    body = HEADING.sub(
+        lambda m: f"{m.group()} {{#{ids[heading_id(m.group(1))]}}}" if heading_id(m.group(1)) in ids else m.group(),
+        body,
+    )  # the table of contents links the ids the page gives (attr_list)
     body = re.sub(r"```.*?```", "", body, flags=re.DOTALL)
     body = re.sub(r"`[^`\n]*`", "", body)
     return re.sub(r"`[^`]*`", lambda m: m.group() if re.search(r"^#{1,6} ", m.group(), re.MULTILINE) else "", body)
@@ -161,8 +210,10 @@ def use_shared_exporters():
     and give its headings and their table-of-contents links ids from all their letters (``heading_id``)."""
     installed = version("mkdocs-jupyter")
     if not installed.startswith(WRITTEN_FOR):
-        raise Abort(f"scripts/notebook_export.py reproduces mkdocs-jupyter {WRITTEN_FOR}x's nb2html and nb2md; "
-                    f"{installed} is installed: check tests/build/test_notebook_export.py passes, then update WRITTEN_FOR")
+        raise Abort(
+            f"scripts/notebook_export.py reproduces mkdocs-jupyter {WRITTEN_FOR}x's nb2html and nb2md; "
+            f"{installed} is installed: check tests/build/test_notebook_export.py passes, then update WRITTEN_FOR"
+        )
     convert.nb2html = _for_notebooks(notebook_html, _original["nb2html"])
     convert.nb2md = _for_notebooks(notebook_markdown, _original["nb2md"])
     convert.slugify = lambda text: slugify_unicode(text, "-")  # its headings' ids: _convert_header_id(slugify(...))

@@ -21,7 +21,10 @@ FALLBACK_ALT = "Figure drawn by the code cell above"
 
 def _svg_by_digest(generated):
     """{sha256 of an SVG's bytes: its path relative to docs/}."""
-    return {hashlib.sha256(p.read_bytes()).hexdigest(): f"generated/{p.relative_to(generated).as_posix()}" for p in generated.glob("*/*/*.svg")}
+    return {
+        hashlib.sha256(p.read_bytes()).hexdigest(): f"generated/{p.relative_to(generated).as_posix()}"
+        for p in generated.glob("*/*/*.svg")
+    }
 
 
 def chapter_alt_texts(markdown):
@@ -47,7 +50,9 @@ def link_figures(page_html, generated, alt_texts, prefix="../../"):
     def replace(match):
         path = by_digest.get(hashlib.sha256(base64.b64decode(match.group(1))).hexdigest())
         if path is None:
-            return match.group(0).replace('alt="No description has been provided for this image"', f'alt="{FALLBACK_ALT}"')
+            return match.group(0).replace(
+                'alt="No description has been provided for this image"', f'alt="{FALLBACK_ALT}"'
+            )
         alt = html.escape(next(filter(None, map(alt_texts.get, [path, *language_twins(path)])), FALLBACK_ALT))
         return f'<img alt="{alt}" src="{prefix}{path}"'
 

@@ -53,18 +53,19 @@ def footer(snippets, generated, root, depth, repo_blob=None, language="en"):
     else:
         when = words["at"].format(commit=commit[:12]) + (words["changed"] if changed else "")
     stacks = "; ".join(
-        words["list"].join(f"{label} {version}" for label, version in stack[:-1]) + f"{words['and']}{stack[-1][0]} {stack[-1][1]}"
+        words["list"].join(f"{label} {version}" for label, version in stack[:-1])
+        + f"{words['and']}{stack[-1][0]} {stack[-1][1]}"
         + (f" ({', '.join(names)})" if len(by_versions) > 1 else "")
         for stack, names in by_versions.items()
     )
     base = (repo_blob.replace("{commit}", commit or "HEAD").rstrip("/") + "/") if repo_blob else "../" * depth
-    links = " · ".join(
-        f'<a href="{html.escape(base)}snippets/{name}.py">snippets/{name}.py</a>' for name in snippets
-    )
+    links = " · ".join(f'<a href="{html.escape(base)}snippets/{name}.py">snippets/{name}.py</a>' for name in snippets)
     return (
         '\n\n<footer class="provenance" data-search-exclude>\n'
-        + words["computed"].format(when=when, stacks=stacks) + "\n"
-        + words["snippets"].format(links=links) + "\n</footer>\n"
+        + words["computed"].format(when=when, stacks=stacks)
+        + "\n"
+        + words["snippets"].format(links=links)
+        + "\n</footer>\n"
     )
 
 

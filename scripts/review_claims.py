@@ -24,7 +24,9 @@ QUANTIFIERS = (
     r"all|every|each|none|no|nothing|never|always|only|exactly|entirely|completely|stays?|stayed|remains?|jumps?|"
     r"flat|same|identical|constant|any|whatever|whichever|equal|equals|unchanged|independent|collapses?|vanish(?:es)?"
 )
-COMPARISONS = r"(?:more|less|fewer|larger|smaller|higher|lower|greater|faster|slower|better|worse|further)\b.{0,60}?\bthan"
+COMPARISONS = (
+    r"(?:more|less|fewer|larger|smaller|higher|lower|greater|faster|slower|better|worse|further)\b.{0,60}?\bthan"
+)
 TRENDS = r"grows?|falls?|rises?|drops?|climbs?|shrinks?|increases?|decreases?"
 CAUSES = r"because|therefore|so that|which is why|due to|caused by|causes?"
 PATTERN = re.compile(rf"\b(?:{QUANTIFIERS}|{TRENDS}|{CAUSES})\b|{COMPARISONS}", re.IGNORECASE)
@@ -92,8 +94,15 @@ def verdicts(language="en"):
     from lib.claims import load
 
     suffix = "_zh" if language == "zh" else ""
-    return [(c.id, c.verdict_zh if suffix else c.verdict_en, getattr(c, f"claim{suffix}"),
-             substitute_values(getattr(c, f"evidence{suffix}"), _shown)) for c in load().claims]
+    return [
+        (
+            c.id,
+            c.verdict_zh if suffix else c.verdict_en,
+            getattr(c, f"claim{suffix}"),
+            substitute_values(getattr(c, f"evidence{suffix}"), _shown),
+        )
+        for c in load().claims
+    ]
 
 
 def main(argv):
@@ -112,8 +121,10 @@ def main(argv):
         for line, sentence in found:
             print(f"{page.name}:{line}: {sentence}")
     listed = verdicts() if not wanted else []
-    print(f"{total} candidate sentences in {len(chapters()) if not wanted else len(wanted)} pages; "
-          f"{len(listed)} claims verdicts")
+    print(
+        f"{total} candidate sentences in {len(chapters()) if not wanted else len(wanted)} pages; "
+        f"{len(listed)} claims verdicts"
+    )
     if not counts:  # each verdict, then its Chinese row, so that the review reads both
         for (cid, verdict, claim, evidence), (_, verdict_zh, claim_zh, evidence_zh) in zip(listed, verdicts("zh")):
             print(f"{cid} [{verdict}] {claim} -- {evidence}")

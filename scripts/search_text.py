@@ -3,7 +3,7 @@ readable text.
 
 - ``write_dictionary`` makes a jieba user dictionary of every term of docs-zh/glossary.yml (under .cache/, at each
   build), so the search plugin keeps the project's compound terms whole (层归一化, not 层 and 归一化);
-  scripts/material_workarounds.py hands it to the plugin.
+  scripts/material_search.py hands it to the plugin.
 - ``searchable_heading_math`` puts beside each formula of a heading a readable text of it (``\\sqrt{d_k}`` ->
   √d_k), hidden from readers and screen readers, so search results show the heading whole: rendered math is
   kept out of the index.
@@ -26,10 +26,32 @@ HEADING = re.compile(r"(<h([1-6])\b[^>]*>)(.*?)(</h\2>)", re.DOTALL)
 HEADING_MATH = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.DOTALL)
 
 SYMBOLS = {
-    r"\cdot": "·", r"\times": "×", r"\top": "ᵀ", r"\infty": "∞", r"\sum": "∑", r"\partial": "∂", r"\in": "∈",
-    r"\approx": "≈", r"\le": "≤", r"\ge": "≥", r"\ne": "≠", r"\to": "→", r"\odot": "⊙", r"\ell": "ℓ",
-    r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ", r"\epsilon": "ε", r"\lambda": "λ", r"\mu": "μ",
-    r"\pi": "π", r"\sigma": "σ", r"\tau": "τ", r"\omega": "ω", r"\Sigma": "Σ",
+    r"\cdot": "·",
+    r"\times": "×",
+    r"\top": "ᵀ",
+    r"\infty": "∞",
+    r"\sum": "∑",
+    r"\partial": "∂",
+    r"\in": "∈",
+    r"\approx": "≈",
+    r"\le": "≤",
+    r"\ge": "≥",
+    r"\ne": "≠",
+    r"\to": "→",
+    r"\odot": "⊙",
+    r"\ell": "ℓ",
+    r"\alpha": "α",
+    r"\beta": "β",
+    r"\gamma": "γ",
+    r"\delta": "δ",
+    r"\epsilon": "ε",
+    r"\lambda": "λ",
+    r"\mu": "μ",
+    r"\pi": "π",
+    r"\sigma": "σ",
+    r"\tau": "τ",
+    r"\omega": "ω",
+    r"\Sigma": "Σ",
 }
 FONT_OR_TEXT = re.compile(r"\\(?:text|mathrm|mathbf|mathit|mathcal|mathbb|operatorname)\{([^{}]*)\}")
 SQRT = re.compile(r"\\sqrt\{([^{}]*)\}")
@@ -73,11 +95,13 @@ def readable_math(tex):
 def searchable_heading_math(page_html):
     """Beside each formula in a heading (arithmatex's ``\\(...\\)``, before it is rendered), its readable text in
     a ``hidden`` span: the search index takes it as part of the heading's title; nobody sees or hears it."""
+
     def heading(match):
         start, _, content, end = match.groups()
         content = HEADING_MATH.sub(
-            lambda m: f'{m.group(0)}<span hidden>{html.escape(readable_math(html.unescape(m.group(1))), False)}</span>',
-            content)
+            lambda m: f"{m.group(0)}<span hidden>{html.escape(readable_math(html.unescape(m.group(1))), False)}</span>",
+            content,
+        )
         return start + content + end
 
     return HEADING.sub(heading, page_html)

@@ -78,7 +78,9 @@ def snippets_changed(paths):
 
 def rerun_snippets(paths):
     """The snippets whose published outputs changed: <chapter>/<what> of every changed docs/generated/ path."""
-    return {"/".join(path.split("/")[2:4]) for path in paths if path.startswith("docs/generated/") and path.count("/") >= 4}
+    return {
+        "/".join(path.split("/")[2:4]) for path in paths if path.startswith("docs/generated/") and path.count("/") >= 4
+    }
 
 
 def age_pages_showing(snippets, docs_dir, site_dir):

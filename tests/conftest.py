@@ -9,7 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import settings
@@ -59,12 +59,18 @@ def pytest_sessionstart(session):
     if not _recording(config):
         return
     commit, clean = working_tree(REPO)
-    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     _record.update(commit=commit, clean=clean, started=started, complete=False)
     if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
         _narrow(f"paths or test ids given: {' '.join(config.args)}")
-    for option, flag in (("keyword", "-k"), ("markexpr", "-m"), ("lf", "--lf"), ("deselect", "--deselect"),
-                         ("ignore", "--ignore"), ("ignore_glob", "--ignore-glob")):
+    for option, flag in (
+        ("keyword", "-k"),
+        ("markexpr", "-m"),
+        ("lf", "--lf"),
+        ("deselect", "--deselect"),
+        ("ignore", "--ignore"),
+        ("ignore_glob", "--ignore-glob"),
+    ):
         if getattr(config.option, option, None):
             _narrow(flag)
     _save(PARTIAL)
@@ -114,8 +120,9 @@ def pytest_sessionfinish(session):
     unreported = _collected - _record["outcomes"].keys()
     if unreported:
         _narrow(f"{len(unreported)} collected tests did not run")
-    _record.update(complete=not _narrowed, narrowed=_narrowed,
-                   finished=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    _record.update(
+        complete=not _narrowed, narrowed=_narrowed, finished=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    )
     if _record["complete"]:
         _save(RESULTS)
         (REPO / PARTIAL).unlink(missing_ok=True)
@@ -159,8 +166,17 @@ def small_site(tmp_path):
     editions' configuration without their nav (it lists every chapter), the theme, the build, the snippets' library
     and the tests (the ledger lists their claims); in each edition a home page and the ledger, and no chapter."""
     root = tmp_path / "project"
-    for name in (".gitignore", "Makefile", "overrides", "scripts", "snippets/lib", "tests", "docs/assets",
-                 "docs/ledger.md", "docs-zh/ledger.md"):
+    for name in (
+        ".gitignore",
+        "Makefile",
+        "overrides",
+        "scripts",
+        "snippets/lib",
+        "tests",
+        "docs/assets",
+        "docs/ledger.md",
+        "docs-zh/ledger.md",
+    ):
         source, target = REPO / name, root / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():

@@ -1,6 +1,7 @@
 """What the tests share, in one place: the repository's folders, a glob that must match, readers of what the build
 committed, a snippet run in-process, the site's nav, git (through the build's one runner), an independent attention
-oracle, and the claims inventory with its helpers.
+oracle, the claims inventory with its helpers, and what the browser tests share besides their fixtures
+(tests/site/conftest.py): Chromium's place, a quiet file server, a visit that waits for the network.
 
 The oracle (plain Python loops over positions, one number at a time) shares no code with
 snippets/lib/attention.py; tests compare the two. Committed outputs are read through the build's one reader
@@ -11,9 +12,11 @@ import contextlib
 import functools
 import io
 import math
+import os
 import re
 import runpy
 import tomllib
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import numpy as np
@@ -233,20 +236,54 @@ TABLE_2 = {
     "Transformer (big)": ("28.4", "41.8", "2.3", "19", "2.3", "19"),
 }
 # Table 3: English-to-German dev set (newstest2013) BLEU.
-TABLE_3 = {"base (8 heads, sinusoidal positions)": "25.8", "(A) 1 head": "24.9",
-           "(E) learned positional embedding instead of sinusoids": "25.7"}
+TABLE_3 = {
+    "base (8 heads, sinusoidal positions)": "25.8",
+    "(A) 1 head": "24.9",
+    "(E) learned positional embedding instead of sinusoids": "25.7",
+}
 
 
 # ------------------------------------------------------------------ English left in Chinese generated text
 # The one list of words Chinese text may keep in Latin letters (snippets/lib/zh.latin.toml), beyond what
 # is not a word there: value references, link targets, file and module paths, quoted English passages and titles
 # (“...”, 《...》), code, math and identifiers (lib.zh.english_words), the examples' tokens.
-LATIN_IN_CHINESE = frozenset(word for group in tomllib.loads(
-    (REPO / "snippets/lib/zh.latin.toml").read_text(encoding="utf-8"))["words"].values() for word in group)
-_NOT_CHECKED = re.compile(VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
-                          r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*")
+LATIN_IN_CHINESE = frozenset(
+    word
+    for group in tomllib.loads((REPO / "snippets/lib/zh.latin.toml").read_text(encoding="utf-8"))["words"].values()
+    for word in group
+)
+_NOT_CHECKED = re.compile(
+    VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
+    r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*"
+)
 
 
 def english_words(text):
     """The English words in Chinese ``text`` that lib.zh.english_words finds and LATIN_IN_CHINESE does not allow."""
     return [word for word in zh.english_words(_NOT_CHECKED.sub(" ", text)) if word not in LATIN_IN_CHINESE]
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def require_chromium():
+    """Skip the calling test module when Chromium is not at CHROMIUM (fail instead in CI, which must run them)."""
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail("CI needs Chromium at /usr/bin/chromium for the browser tests (.ci/run installs it)")
+        pytest.skip(
+            "Chromium is not installed at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True
+        )
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    """Serves a folder over HTTP without logging each request."""
+
+    def log_message(self, *args):
+        pass
+
+
+def visit(page, base_url, path):
+    """Open ``path`` of the served site in ``page`` and wait until the network is idle."""
+    page.goto(base_url + path, wait_until="networkidle")
+    return page

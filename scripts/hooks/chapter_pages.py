@@ -14,9 +14,16 @@ from scripts.pipeline.project import REPO, Project
 def on_page_markdown(markdown, page, config, files):
     if not page.file.src_path.endswith(".md"):  # notebooks quote their own outputs
         return markdown
-    return chapter_markdown.chapter(markdown, Project(), page.file.src_path, page.url.count("/"),
-                                    editions.edition(config), config["extra"].get("repo_blob"), config["nav"],
-                                    config["docs_dir"])
+    return chapter_markdown.chapter(
+        markdown,
+        Project(),
+        page.file.src_path,
+        page.url.count("/"),
+        editions.edition(config),
+        config["extra"].get("repo_blob"),
+        config["nav"],
+        config["docs_dir"],
+    )
 
 
 def on_page_content(html, page, config, files):

@@ -59,6 +59,10 @@ class Editions:
 
 
 hooks = Editions()
-on_startup, on_config, on_pre_build, on_page_context = (hooks.on_startup, hooks.on_config, hooks.on_pre_build,
-                                                        hooks.on_page_context)
+on_startup, on_config, on_pre_build, on_page_context = (
+    hooks.on_startup,
+    hooks.on_config,
+    hooks.on_pre_build,
+    hooks.on_page_context,
+)
 on_post_page, on_post_build, on_build_error = hooks.on_post_page, hooks.on_post_build, hooks.on_build_error

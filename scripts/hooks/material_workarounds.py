@@ -1,21 +1,22 @@
-"""MkDocs hooks for the workarounds of Material's internals (scripts/material_workarounds.py): its version and
-every target checked, its search plugin patched and given the glossary's words (scripts/search_text.py), its
-markup, stylesheets and scripts rewritten. Deleting this hook's line in mkdocs.yml turns them all off."""
+"""MkDocs hooks for the workarounds of Material's internals (scripts/material_workarounds.py, and
+scripts/material_search.py for its search plugin): its version and every target checked, its search plugin patched
+and given the glossary's words (scripts/search_text.py), its markup, stylesheets and scripts rewritten. Deleting
+this hook's line in mkdocs.yml turns them all off."""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path: make `scripts` importable
 
-from scripts import material_workarounds, search_text
+from scripts import material_search, material_workarounds, search_text
 
 
 def on_config(config):
     material_workarounds.check_version()
     material_workarounds.check_targets()
-    material_workarounds.search_entries_by_content()
-    material_workarounds.search_excludes_whole_elements()
-    material_workarounds.glossary_words_in_search(config, search_text.write_dictionary())
+    material_search.search_entries_by_content()
+    material_search.search_excludes_whole_elements()
+    material_search.glossary_words_in_search(config, search_text.write_dictionary())
 
 
 def on_page_content(html, page, config, files):

@@ -58,7 +58,9 @@ def orphans(project, snippets):
         if folder.name not in chapters:
             found.append(folder.name)
         else:
-            found += [f"{folder.name}/{p.name}" for p in sorted(folder.iterdir()) if f"{folder.name}/{p.name}" not in snippets]
+            found += [
+                f"{folder.name}/{p.name}" for p in sorted(folder.iterdir()) if f"{folder.name}/{p.name}" not in snippets
+            ]
     return found
 
 
@@ -91,7 +93,8 @@ def execute(project, plans, jobs=None):
         overhead = sum(o.seconds - o.code_seconds for o in results.values() if o.code_seconds)
         print(
             f"process time: {startup + overhead:.2f} s starting processes "
-            f"({startup:.2f} s once to import NumPy and matplotlib, {overhead:.2f} s forking {len(results)} snippets), {code:.2f} s running snippet code"
+            f"({startup:.2f} s once to import NumPy and matplotlib, {overhead:.2f} s forking {len(results)} "
+            f"snippets), {code:.2f} s running snippet code"
         )
     return results
 

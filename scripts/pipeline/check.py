@@ -60,5 +60,7 @@ def check(project, full=False):
         print(error, file=sys.stderr)
     if errors:
         return 1
-    print(f"check: {len(plans)} snippets and their notebooks match the sources{' (rerun byte for byte)' if full else ''}")
+    print(
+        f"check: {len(plans)} snippets and their notebooks match the sources{' (rerun byte for byte)' if full else ''}"
+    )
     return 0

@@ -52,8 +52,12 @@ def snippet_inputs(project, name, graph):
     for module in (m for m in TRANSLATION_MODULES if m in modules):
         needed |= {module, LIBRARY, *dependencies(module, graph)}
     files = [modules[module] for module in needed if module in modules]
-    files += [data for path in list(files) for pattern in (f"{path.stem}{DATA}", f"{path.stem}.*{DATA}")
-              for data in path.parent.glob(pattern)]
+    files += [
+        data
+        for path in list(files)
+        for pattern in (f"{path.stem}{DATA}", f"{path.stem}.*{DATA}")
+        for data in path.parent.glob(pattern)
+    ]
     files.append(project.snippets / f"{name}.py")
     files += (project.snippets / name).parent.glob(f"*{DATA}")
     return {project.relative(path): digest(path.read_bytes()) for path in sorted(files)}

@@ -12,24 +12,30 @@ notebook's metadata), a link to another chapter the site's page.
 import re
 from dataclasses import dataclass
 
+from scripts.words import words
+
 from ..chapter_list import titled_links
 from .published import table, values
 from .references import CODE, FIGURE, INCLUDE, SECTION_MARKER, substitute_tables, substitute_values
 from .tables import markdown_table
-from scripts.words import words
 
 FENCE = re.compile(r"^([ \t]*)(`{3,})[^\n]*\n(.*?)^\1\2[ \t]*$\n?", re.MULTILINE | re.DOTALL)
 FIGURE_WITH_CAPTION = re.compile(
-    rf"^[ \t]*{FIGURE.pattern}[ \t]*\n(?:[ \t]*/// caption[ \t]*\n.*?^[ \t]*///[ \t]*$\n?)?", re.MULTILINE | re.DOTALL)
+    rf"^[ \t]*{FIGURE.pattern}[ \t]*\n(?:[ \t]*/// caption[ \t]*\n.*?^[ \t]*///[ \t]*$\n?)?", re.MULTILINE | re.DOTALL
+)
 CAPTION = re.compile(r"^[ \t]*/// caption[ \t]*\n(.*?)^[ \t]*///[ \t]*$", re.MULTILINE | re.DOTALL)
 ADMONITION = re.compile(  # its title, and its body: the blank and indented lines that follow
-    r'^(?:!!!|\?\?\?\+?)[ \t]+\w+(?:[ \t]+"([^"]*)")?[ \t]*\n((?:(?:[ \t]*|    .*)\n)*)', re.MULTILINE)
+    r'^(?:!!!|\?\?\?\+?)[ \t]+\w+(?:[ \t]+"([^"]*)")?[ \t]*\n((?:(?:[ \t]*|    .*)\n)*)', re.MULTILINE
+)
 HEADING_ID = re.compile(r"^(#{1,6} (.*?))[ \t]*\{#([\w-]+)\}[ \t]*$", re.MULTILINE)  # (heading, text, id)
-EXPLORABLE = re.compile(r'^<div class="explorable"[^>]*>\n.*?^</div>[ \t]*\n', re.MULTILINE | re.DOTALL)  # runs in the site only
+EXPLORABLE = re.compile(
+    r'^<div class="explorable"[^>]*>\n.*?^</div>[ \t]*\n', re.MULTILINE | re.DOTALL
+)  # runs in the site only
 HTML_BLOCK_LINE = re.compile(r"^[ \t]*(?:<div\b[^>]*\bmarkdown\b[^>]*>|</div>)[ \t]*\n", re.MULTILINE)
 HTML_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n?", re.MULTILINE | re.DOTALL)  # notes for the build's tests
 CHAPTER_LINK = re.compile(r"\]\(([a-z0-9-]+)\.md(#[\w-]+)?\)")
 TITLE = re.compile(r"^# (.+)\n", re.MULTILINE)
+
 
 @dataclass(frozen=True)
 class ChapterProse:
@@ -63,6 +69,7 @@ def block_start(markdown, position):
 
 def without_includes(markdown):
     """The prose without fenced blocks that only include files, and without include lines left elsewhere."""
+
     def drop_include_blocks(fence):
         body = [line for line in fence.group(3).splitlines() if line.strip()]
         return "" if body and all(INCLUDE.match(line) for line in body) else fence.group(0)
@@ -72,6 +79,7 @@ def without_includes(markdown):
 
 def admonitions_as_quotes(markdown):
     """``??? example "Title"`` and its indented body as a quotation headed by the title; an empty one dropped."""
+
     def quote(match):
         title, body = match.group(1), match.group(2)
         lines = [line[4:] if line.startswith("    ") else line.strip() for line in body.splitlines()]
@@ -87,6 +95,7 @@ def admonitions_as_quotes(markdown):
 
 def rendered_prose(markdown, project, language, chapter):
     """One piece of a chapter's prose as a notebook's Markdown."""
+
     def render_table(snippet, name):
         published = table(snippet, name, project, language)
         return markdown_table(published["header"], published["rows"]).rstrip("\n")
@@ -113,9 +122,12 @@ def chapter_cells(markdown, project, language, chapter):
     chapter's title, which heads the notebook's first cell, is left out."""
     prose = cut_at_snippets(TITLE.sub("", markdown, count=1))
     source = words(language, "notebook")["source"]
-    before = {name: "\n\n".join(filter(None, [rendered_prose(text, project, language, chapter),
-                                              source.format(path=f"snippets/{name}.py")]))
-              for name, text in prose.before.items()}
+    before = {
+        name: "\n\n".join(
+            filter(None, [rendered_prose(text, project, language, chapter), source.format(path=f"snippets/{name}.py")])
+        )
+        for name, text in prose.before.items()
+    }
     return before, rendered_prose(prose.after, project, language, chapter)
 
 

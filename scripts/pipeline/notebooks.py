@@ -25,7 +25,9 @@ from .references import read_page, without_section_markers
 from .runner import LIMIT_LINE
 from .store import write_atomic
 
-CATALOG = "zh.toml"  # a chapter's figure and table translations (snippets/lib/zh.py): the build reads them, snippets never
+CATALOG = (
+    "zh.toml"  # a chapter's figure and table translations (snippets/lib/zh.py): the build reads them, snippets never
+)
 
 LANGUAGES = ("en", "zh")  # the editions: docs/ and docs-zh/
 MODULE_TAG = "module-source"  # the site's notebook pages hide these cells (mkdocs.yml: remove_tag_config)
@@ -85,7 +87,7 @@ def raw_string(path, text):
 
 
 def module_cell(name, source):
-    return f"load_module(\"{name}\", {raw_string(f'snippets/{name}.py', source)})"
+    return f'load_module("{name}", {raw_string(f"snippets/{name}.py", source)})'
 
 
 def data_files(project, names):
@@ -114,7 +116,9 @@ def snippet_outputs(project, name, language="en"):
     for figure in run_record(name, project)["figures"]:
         drawn = folder / figure_file(figure, language)
         svg = (drawn if drawn.exists() else folder / figure_file(figure)).read_text(encoding="utf-8")
-        outputs.append(nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": f"<Figure {figure}>"}))
+        outputs.append(
+            nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": f"<Figure {figure}>"})
+        )
     return outputs
 
 

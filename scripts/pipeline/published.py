@@ -16,7 +16,7 @@ MANIFEST = "manifest.json"  # provenance: key, inputs, versions, builder, sha256
 
 
 def _language_suffix(language):
-    """"" for English, ".zh" for Chinese: the Chinese twin of every table and figure sits beside the English one."""
+    """ "" for English, ".zh" for Chinese: the Chinese twin of every table and figure sits beside the English one."""
     if language not in ("en", "zh"):
         raise ValueError(f"unknown language {language!r}: the editions are 'en' and 'zh'")
     return "" if language == "en" else f".{language}"

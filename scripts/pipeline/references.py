@@ -66,7 +66,12 @@ class PageUses:
     @property
     def snippets(self):
         """Every snippet the page uses in any way, in order of first use."""
-        used = [*self.code, *(s for s, _ in self.outputs), *(f.snippet for f in self.figures), *(s for s, _ in self.values)]
+        used = [
+            *self.code,
+            *(s for s, _ in self.outputs),
+            *(f.snippet for f in self.figures),
+            *(s for s, _ in self.values),
+        ]
         return list(dict.fromkeys(used))
 
 

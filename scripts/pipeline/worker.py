@@ -40,8 +40,8 @@ import matplotlib.pyplot as plt
 from matplotlib.text import Text
 from matplotlib.ticker import Formatter
 
-from scripts.pipeline.references import SECTION_MARKER
 from scripts.pipeline.published import RUN, STDOUT, VALUES, figure_file, section_file, table_file
+from scripts.pipeline.references import SECTION_MARKER
 
 _LABEL = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 
@@ -278,7 +278,11 @@ def run(snippet, out):
             if missing:
                 raise MissingChinese(f"no Chinese for: {'; '.join(missing)}; {chinese.fix}")
     except (Exception, SystemExit) as exc:  # any failure of the snippet becomes data
-        return {"code_seconds": time.perf_counter() - start, "stderr": errors.getvalue(), "error": _failure(exc, snippet)}
+        return {
+            "code_seconds": time.perf_counter() - start,
+            "stderr": errors.getvalue(),
+            "error": _failure(exc, snippet),
+        }
     (out / STDOUT).write_text(whole.getvalue(), encoding="utf-8")
     for name, text in sections.items():
         if text:

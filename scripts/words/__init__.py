@@ -75,4 +75,3 @@ def words(language, section):
 def plural(entry, count):
     """A plural's template for ``count`` with ``{n}`` filled in."""
     return entry["one" if count == 1 and "one" in entry else "other"].format(n=count)
-

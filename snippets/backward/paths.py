@@ -53,7 +53,8 @@ print(f"step by step vs core backward, largest difference: {max_diff:.1e}")
 
 value("max_diff_core", max_diff, "{:.1e}")
 value("row_sum", abs(grad_scores[1].sum()), "{:.1e}")
-value("v_path_vs_weights", np.max(np.abs(np.linalg.norm(grad_v, axis=1) / np.linalg.norm(grad_output[1]) - weights[1])), "{:.1e}")
+value("v_path_vs_weights", np.max(np.abs(np.linalg.norm(grad_v, axis=1) / np.linalg.norm(grad_output[1]) - weights[1])),
+      "{:.1e}")
 value("cat_top_key", tokens[int(np.argmax(weights[1]))])
 value("cat_top_weight", weights[1].max(), "{:.2f}")
 

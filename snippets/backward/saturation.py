@@ -89,7 +89,8 @@ value("median_dq_unscaled_peak", peak[3], "{:.2f}")
 value("tenfold_dk", next(r[0] for r in rows if r[3] < r[1] / 10))  # unscaled ten times below scaled from here
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), num="saturation", layout="constrained")
-for index, colour, label in ((0, COLORS[3], "dq (path through the weights)"), (1, COLORS[2], "dv (path through the sum)")):
+for index, colour, label in ((0, COLORS[3], "dq (path through the weights)"),
+                             (1, COLORS[2], "dv (path through the sum)")):
     low, mid, high = np.array([band(r[index]) for r in by_scale]).T
     axes[0].fill_between(scales, low, high, color=colour, alpha=0.2, linewidth=0)
     axes[0].plot(scales, mid, color=colour, label=label)
@@ -98,7 +99,8 @@ axes[0].annotate("scaled attention\n(std 1)", (1.0, 1e-6), xytext=(4, 0), textco
                  color="dimgrey")
 axes[0].set_xlabel("standard deviation of the scores (d_k = 64)")
 axes[0].set_title("the Q path dies as the softmax saturates", fontsize=9)
-for results, colour, label in ((scaled, COLORS[0], "scaled: q k^T / sqrt(d_k)"), (unscaled, COLORS[3], "unscaled: q k^T")):
+for results, colour, label in ((scaled, COLORS[0], "scaled: q k^T / sqrt(d_k)"),
+                               (unscaled, COLORS[3], "unscaled: q k^T")):
     low, mid, high = np.array([band(r[0]) for r in results]).T
     axes[1].fill_between(dims, low, high, color=colour, alpha=0.2, linewidth=0)
     axes[1].plot(dims, mid, color=colour, marker="o", markersize=3, label=label)

@@ -60,7 +60,8 @@ table("seed000_minus_1e9",
       ["dtype", "1e9 stored as", "causal mask, exp / sum: largest masked weight",
        "causal mask, max subtracted: largest masked weight",
        "all keys masked, exp / sum", "all keys masked, max subtracted: largest change from the unmasked row"], rows,
-      zh=(["数据类型", "1e9 存储为", "因果掩码，`exp / sum`：被掩码的最大权重", "因果掩码，减去最大值：被掩码的最大权重",
+      zh=(["数据类型", "1e9 存储为", "因果掩码，`exp / sum`：被掩码的最大权重",
+           "因果掩码，减去最大值：被掩码的最大权重",
            "所有键都被掩码，`exp / sum`", "所有键都被掩码，减去最大值：与未加掩码的行相比的最大变化"],
           [[in_chinese(cell) for cell in row] for row in rows]))
 by_dtype = {row[0]: row for row in rows}

@@ -6,10 +6,9 @@ measures the variance argument, a few exact softmax facts, and seed 000's
 recipe with a smaller weight scale.
 """
 
+import math
 import sys
 from pathlib import Path
-
-import math
 
 import numpy as np
 

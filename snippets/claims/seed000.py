@@ -5,11 +5,10 @@ Its own causal mask hides the last four keys of that row, and its weights,
 drawn with standard deviation 1, make every row one-hot.
 """
 
-import sys
-from pathlib import Path
-
 import ast
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 

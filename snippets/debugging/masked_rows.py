@@ -9,9 +9,8 @@ changes the answer. The core module returns zeros for such a row.
 """
 
 import sys
-from pathlib import Path
-
 import warnings
+from pathlib import Path
 
 import numpy as np
 

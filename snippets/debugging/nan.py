@@ -7,9 +7,8 @@ suggests np.clip(scores, -50, 50); subtracting each row's maximum is exact.
 """
 
 import sys
-from pathlib import Path
-
 import warnings
+from pathlib import Path
 
 import numpy as np
 

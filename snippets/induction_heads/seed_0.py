@@ -35,7 +35,8 @@ induction = np.array([h["scores"][1][1] for h in history])  # (n_measured, h): l
 print("step  loss on repeats  repeat accuracy  layer-0 previous-token  layer-1 induction")
 for h in history[::5]:
     print(f"{h['step']:4d}  {h['repeat_loss']:15.2f}  {h['repeat_accuracy']:15.2f}  "
-          f"{np.array2string(h['scores'][0][0], precision=2):>22}  {np.array2string(h['scores'][1][1], precision=2):>17}")
+          f"{np.array2string(h['scores'][0][0], precision=2):>22}  "
+          f"{np.array2string(h['scores'][1][1], precision=2):>17}")
 # --8<-- [end:progress]
 
 # ---------------------------------------------------------------- the curves
@@ -91,5 +92,6 @@ value("maps_description", " ".join(
     f"{moment.capitalize()} (step {step}), the layer-0 head gives the previous token a mean weight of {p:.2f} and "
     f"the layer-1 head gives the {len(j)} marked cells a mean weight of {t:.2f}." for moment, step, p, t in described))
 value("maps_description_zh", "".join(
-    f"{ {'before': '跳变前', 'during': '跳变中', 'after': '跳变后'}[moment]}（第 {step} 步），第 0 层的头给前一个词元的平均权重是 "
-    f"{p:.2f}，第 1 层的头给 {len(j)} 个标出的格子的平均权重是 {t:.2f}。" for moment, step, p, t in described))
+    f"{ {'before': '跳变前', 'during': '跳变中', 'after': '跳变后'}[moment]}（第 {step} 步），"
+    f"第 0 层的头给前一个词元的平均权重是 {p:.2f}，"
+    f"第 1 层的头给 {len(j)} 个标出的格子的平均权重是 {t:.2f}。" for moment, step, p, t in described))

@@ -84,7 +84,8 @@ value("deepseek_per_layer_mha", 2 * h * d_head, "{:,}")
 fig, ax = plt.subplots(num="cache", figsize=(7.0, 3.8), layout="constrained")
 names = [name for name, _, _ in shares]
 y = np.arange(len(names))
-ax.barh(y + 0.2, [m / 1024 for _, _, m in shares], height=0.4, color=COLORS[1], label="every head its own keys and values")
+ax.barh(y + 0.2, [m / 1024 for _, _, m in shares], height=0.4, color=COLORS[1],
+        label="every head its own keys and values")
 ax.barh(y - 0.2, [c / 1024 for _, c, _ in shares], height=0.4, color=COLORS[0], label="as published")
 ax.set_yticks(y, names)
 ax.invert_yaxis()

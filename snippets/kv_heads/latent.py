@@ -16,8 +16,15 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
-from lib.attention import (apply_rope, attention_scores, causal_mask, merge_heads, scaled_dot_product_attention,
-                           softmax, split_heads)
+from lib.attention import (
+    apply_rope,
+    attention_scores,
+    causal_mask,
+    merge_heads,
+    scaled_dot_product_attention,
+    softmax,
+    split_heads,
+)
 from lib.publish import table, value
 
 rng = np.random.default_rng(4)

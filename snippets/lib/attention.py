@@ -208,7 +208,7 @@ def sinusoidal_positions(n_positions, d_model, base=10000.0):
 
 
 
-# ---------------------------------------------------------------- attention in today's models: rotary positions, shared keys and values
+# ------------------------------------------------------------- today's models: rotary positions, shared keys and values
 ROPE_PAIRINGS = ("interleaved", "half")
 
 

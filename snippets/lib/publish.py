@@ -72,7 +72,9 @@ def table(name, header, rows, fmt="{:.4g}", zh=None):
     if zh is not None:
         chinese = _cells(name, *zh, fmt)
         if len(chinese["rows"]) != len(cells) or len(chinese["header"]) != len(header):
-            raise ValueError(f"table {name!r}: its Chinese is not shaped like it ({len(header)} columns, {len(cells)} rows)")
+            raise ValueError(
+                f"table {name!r}: its Chinese is not shaped like it ({len(header)} columns, {len(cells)} rows)"
+            )
         TABLES_ZH[name] = chinese
     widths = [max(len(r[i]) for r in [header, *cells]) for i in range(len(header))]
     for row in [header, ["-" * w for w in widths], *cells]:

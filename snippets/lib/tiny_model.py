@@ -184,7 +184,8 @@ TEMPLATES = [  # A animal, O object, V verb, P preposition; the animal sits at 7
 ]
 PAD = "<pad>"
 NOBODY = "nobody"
-REFERENCE_VOCAB = [PAD, NOBODY, *ANIMALS, *OBJECTS, *VERBS, *PREPS, "the", "a", "old", "was", "were", "and", ".", "hungry", "one"]
+REFERENCE_VOCAB = [PAD, NOBODY, *ANIMALS, *OBJECTS, *VERBS, *PREPS,
+                   "the", "a", "old", "was", "were", "and", ".", "hungry", "one"]
 REFERENCE_ID = {word: i for i, word in enumerate(REFERENCE_VOCAB)}
 REFERENCE_LENGTH = max(len(t.split()) for t in TEMPLATES)
 

@@ -8,9 +8,8 @@ all masked, where each convention produces something different.
 """
 
 import sys
-from pathlib import Path
-
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -64,8 +63,8 @@ rows = [[name, str(np.asarray(w, dtype=np.float64).round(3)), f"{np.sum(w):.3g}"
 table("fully_masked", ["convention", 'weights of "cat" when every key is masked', "row sum"], rows)
 
 unmasked = softmax(z)
-value("add_1e9_vs_unmasked", np.max(np.abs(conventions["add -1e9 (scores - 1e9 * blocked), subtract the max"] - unmasked)),
-      "{:.1e}")
+add_1e9 = conventions["add -1e9 (scores - 1e9 * blocked), subtract the max"]
+value("add_1e9_vs_unmasked", np.max(np.abs(add_1e9 - unmasked)), "{:.1e}")
 value("uniform", 1 / len(tokens), "{:.3f}")
 output_core = scaled_dot_product_attention(q[1:2], k, v, mask=none[None, :])[0]  # (1, d_v)
 value("core_output_max", np.max(np.abs(output_core)), "{:.1f}")

@@ -8,9 +8,8 @@ Peaks are rounded to KiB.
 """
 
 import sys
-from pathlib import Path
-
 import tracemalloc
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np

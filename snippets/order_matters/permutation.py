@@ -14,8 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
-from lib.attention import causal_mask, multi_head_attention
-from lib.attention import scaled_dot_product_attention, sinusoidal_positions
+from lib.attention import causal_mask, multi_head_attention, scaled_dot_product_attention, sinusoidal_positions
 from lib.plotting import weights_heatmap
 from lib.publish import table, value
 from lib.running_example import D_MODEL, SENTENCE, embed, projection_weights, tokenize

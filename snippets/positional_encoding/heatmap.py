@@ -8,10 +8,9 @@ sentence to its embeddings: "The" (position 0) and "the" (position 4) share an
 embedding but no longer share an input vector.
 """
 
+import math
 import sys
 from pathlib import Path
-
-import math
 
 import matplotlib.pyplot as plt
 import numpy as np

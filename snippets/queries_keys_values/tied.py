@@ -57,6 +57,7 @@ for ax, scores, title in zip(axes, [scores_untied, scores_tied], ["separate $W_q
     ax.spines[:].set_visible(False)
     for i, j in np.ndindex(scores.shape):
         colour = "white" if abs(scores[i, j]) > 0.6 * limit else "black"
-        ax.text(j, i, f"{round(scores[i, j], 1) + 0.0:.1f}", ha="center", va="center", fontsize=7.5, color=colour)  # + 0.0: no "-0.0"
+        # + 0.0: no "-0.0"
+        ax.text(j, i, f"{round(scores[i, j], 1) + 0.0:.1f}", ha="center", va="center", fontsize=7.5, color=colour)
 fig.colorbar(image, ax=axes, label=r"scaled score $q_i \cdot k_j / \sqrt{d_k}$", shrink=0.85)
 plt.show()

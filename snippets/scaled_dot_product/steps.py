@@ -95,6 +95,6 @@ value("the_rows_max_difference", np.max(np.abs(weights[0] - weights[tokens.index
 value("heatmap_weights", weights, "{0.shape} array")  # the heatmap's numbers, read by the tests
 
 fig, ax = plt.subplots(num="weights", figsize=(5.2, 4.4))
-weights_heatmap(ax, weights, tokens, tokens, title=r"softmax$(q k^{\mathsf{T}} / \sqrt{d_k})$, $d_k = %d$" % d_k)
+weights_heatmap(ax, weights, tokens, tokens, title=r"softmax$(q k^{\mathsf{T}} / \sqrt{d_k})$, " + f"$d_k = {d_k}$")
 fig.colorbar(ax.images[0], ax=ax, label="attention weight", shrink=0.85)
 plt.show()

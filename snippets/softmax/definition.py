@@ -27,8 +27,8 @@ z = scores[1]  # (L,): the scores of the query "cat" against every key
 weights = np.exp(z) / np.sum(np.exp(z))  # (L,): the definition, term by term
 # --8<-- [end:row]
 
-table("cat_row", ["key", "score z_j", "exp(z_j)", "weight"], [[t, z[j], np.exp(z[j]), weights[j]] for j, t in enumerate(tokens)],
-      fmt="{:.3f}")
+table("cat_row", ["key", "score z_j", "exp(z_j)", "weight"],
+      [[t, z[j], np.exp(z[j]), weights[j]] for j, t in enumerate(tokens)], fmt="{:.3f}")
 value("row_sum", np.sum(weights), "{:.3f}")
 value("min_weight", np.min(weights), "{:.3f}")
 value("top_key", tokens[int(np.argmax(weights))])

@@ -16,8 +16,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
 from lib.plotting import weights_heatmap
 from lib.publish import table, value
-from lib.running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table
-from lib.running_example import tokenize
+from lib.running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table, tokenize
 
 np.set_printoptions(precision=3, suppress=True)
 

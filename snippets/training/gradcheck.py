@@ -13,7 +13,16 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
 from lib.debug_tools import numeric_gradient, relative_error
 from lib.publish import table, value
-from lib.tiny_model import REFERENCE_VOCAB, backward, cross_entropy, forward, init_params, reference_batch, reverse_batch
+from lib.tiny_model import (
+    REFERENCE_VOCAB,
+    backward,
+    cross_entropy,
+    forward,
+    init_params,
+    reference_batch,
+    reverse_batch,
+)
+
 
 # --8<-- [start:check]
 def loss_and_grads(params, batch, **options):

@@ -104,7 +104,8 @@ def describe_checkpoint(step):
     top = int(np.argmax(weights[row]))
     return (f"At step {step} the animals get {', '.join(on_animal)}; the sentence without an animal puts its largest "
             f"weight, {weights[row, top]:.2f}, on \"{REFERENCE_VOCAB[tokens[EXAMPLES[row], top]]}\", and the "
-            f"largest weight of a row ranges from {weights.max(axis=-1).min():.2f} to {weights.max(axis=-1).max():.2f}.")
+            f"largest weight of a row ranges from {weights.max(axis=-1).min():.2f} to "
+            f"{weights.max(axis=-1).max():.2f}.")
 
 
 def describe_checkpoint_zh(step):

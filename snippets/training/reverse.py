@@ -7,9 +7,8 @@ compare the loss, the accuracy and the attention accuracy (largest weight on pos
 """
 
 import sys
-from pathlib import Path
-
 from math import comb, factorial, prod
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -84,7 +83,8 @@ mean_no_pe = runs[False][1][STEPS]  # (L, L) mean weights without positions
 value("self_weight_no_pe", np.mean(np.diag(mean_no_pe)), "{:.3f}")
 value("other_weight_no_pe", (mean_no_pe.sum() - np.trace(mean_no_pe)) / (LENGTH * (LENGTH - 1)), "{:.3f}")
 value("self_weight_max_no_pe", np.diag(mean_no_pe).max(), "{:.3f}")  # the largest weight a position gives itself
-value("other_weight_min_no_pe", mean_no_pe[~np.eye(LENGTH, dtype=bool)].min(), "{:.3f}")  # the smallest it gives another
+# the smallest weight a position gives another
+value("other_weight_min_no_pe", mean_no_pe[~np.eye(LENGTH, dtype=bool)].min(), "{:.3f}")
 value("target_weight_pe", np.mean(np.diag(runs[True][1][STEPS][:, ::-1])), "{:.2f}")
 
 

@@ -13,8 +13,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
-from lib.plotting import COLORS
 from lib.attention import scaled_dot_product_attention_backward
+from lib.plotting import COLORS
 from lib.publish import table, value
 from lib.tiny_model import (
     REFERENCE_VOCAB,

@@ -45,7 +45,8 @@ for seed in SEEDS:
 
 table(
     "seeds",
-    ["seed", "decay 1.0: attention accuracy", "animals not found", "no decay: attention accuracy", "animals not found (no decay)"],
+    ["seed", "decay 1.0: attention accuracy", "animals not found",
+     "no decay: attention accuracy", "animals not found (no decay)"],
     rows,
     fmt="{:.3f}",
 )

@@ -63,8 +63,8 @@ layers_shown = [0, 3, 7, 11]
 table(
     "per_block",
     ["block l", "post-norm: ‖dL/dx_l‖", "pre-norm: ‖dL/dx_l‖", "post-norm: RMS of x_l", "pre-norm: RMS of x_l"],
-    [[l + 1, grad_x["post-norm"][l], grad_x["pre-norm"][l], rms["post-norm"][l], rms["pre-norm"][l]]
-     for l in layers_shown],
+    [[layer + 1, grad_x["post-norm"][layer], grad_x["pre-norm"][layer], rms["post-norm"][layer], rms["pre-norm"][layer]]
+     for layer in layers_shown],
     fmt="{:.2f}",
 )
 table(

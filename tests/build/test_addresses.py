@@ -11,10 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 from bs4 import BeautifulSoup
-from support import IDENTITY, git
 
 from scripts import addresses
-from support import nonempty_glob
+from support import IDENTITY, git, nonempty_glob
 
 ROOTS_EN = [{"name": "English", "link": "./", "lang": "en"}, {"name": "中文", "link": "zh/", "lang": "zh"}]
 ROOTS_ZH = [{"name": "English", "link": "../", "lang": "en"}, {"name": "中文", "link": "./", "lang": "zh"}]
@@ -34,11 +33,13 @@ def test_the_hreflang_links_follow_the_canonical_one_and_only_with_an_address():
     head = '<head><link rel="canonical" href="https://example.org/masks/">\n<title>x</title></head>'
     assert addresses.head_links(head, "", ROOTS_EN, "masks/") == head
     linked = addresses.head_links(head, "https://example.org/", ROOTS_EN, "masks/")
-    assert linked == ('<head><link rel="canonical" href="https://example.org/masks/">'
-                      '\n  <link rel="alternate" hreflang="en" href="https://example.org/masks/">'
-                      '\n  <link rel="alternate" hreflang="zh" href="https://example.org/zh/masks/">'
-                      '\n  <link rel="alternate" hreflang="x-default" href="https://example.org/masks/">'
-                      '\n<title>x</title></head>')
+    assert linked == (
+        '<head><link rel="canonical" href="https://example.org/masks/">'
+        '\n  <link rel="alternate" hreflang="en" href="https://example.org/masks/">'
+        '\n  <link rel="alternate" hreflang="zh" href="https://example.org/zh/masks/">'
+        '\n  <link rel="alternate" hreflang="x-default" href="https://example.org/masks/">'
+        "\n<title>x</title></head>"
+    )
     with pytest.raises(ValueError, match="masks/: the site has an address but the page has no canonical link"):
         addresses.head_links("<head></head>", "https://example.org/", ROOTS_EN, "masks/")
 
@@ -76,8 +77,14 @@ def head_addresses(page):
 def test_a_deploy_with_site_url_lists_every_page_in_each_sitemap_and_links_each_to_its_twins(small_site, tmp_path):
     """`make deploy SITE_URL=...` of a small copy of the project (both editions), version dev: what mike commits."""
     repo = small_site
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     env.pop(addresses.ENVIRONMENT, None)
     for command in (["init", "-q", "-b", "main"], ["add", "-A"], [*IDENTITY, "commit", "-q", "-m", "copy"]):
         git(repo, *command)
@@ -88,14 +95,19 @@ def test_a_deploy_with_site_url_lists_every_page_in_each_sitemap_and_links_each_
     git(repo, "worktree", "add", "-q", str(site), "gh-pages")
     english, chinese = site / "dev", site / "dev" / "zh"
     assert pages(english) == pages(chinese) and {"", "ledger/"} <= pages(english)
-    for edition, base, other_base, lang in ((english, f"{SITE}dev/", f"{SITE}dev/zh/", "en"),
-                                            (chinese, f"{SITE}dev/zh/", f"{SITE}dev/", "zh")):
+    for edition, base, other_base, lang in (
+        (english, f"{SITE}dev/", f"{SITE}dev/zh/", "en"),
+        (chinese, f"{SITE}dev/zh/", f"{SITE}dev/", "zh"),
+    ):
         listed = {loc.text for loc in ET.parse(edition / "sitemap.xml").iter(f"{SITEMAP}loc")}
         assert listed == {base + page for page in pages(edition)}
         for page in pages(edition):
             canonical, alternates = head_addresses(edition / page / "index.html")
-            twin = {"en": base + page, "zh": other_base + page} if lang == "en" else {"zh": base + page,
-                                                                                      "en": other_base + page}
+            twin = (
+                {"en": base + page, "zh": other_base + page}
+                if lang == "en"
+                else {"zh": base + page, "en": other_base + page}
+            )
             assert canonical == [base + page], page
             assert alternates == {**twin, "x-default": twin["en"]}, page
 

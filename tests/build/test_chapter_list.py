@@ -25,7 +25,8 @@ def test_the_chapter_list_follows_the_menu_with_titles_and_summaries(tmp_path):
     page(tmp_path, "a.md", "---\ntitle: 'Ay'\nsummary: 'first, with $x$.'\n---\n# A long title\n")
     nav = [{"Home": "index.md"}, "notation.md", {"Part": ["a.md", "b.md"]}]
     assert chapter_list(nav, tmp_path, "en") == (
-        "[Notation](notation.md): every symbol.\n\n**Part**\n\n- [Ay](a.md): first, with $x$.\n- [Bee](b.md): second.")
+        "[Notation](notation.md): every symbol.\n\n**Part**\n\n- [Ay](a.md): first, with $x$.\n- [Bee](b.md): second."
+    )
     assert chapter_list(nav, tmp_path, "zh").startswith("[Notation](notation.md)：every symbol.")
     page(tmp_path, "b.md", "# Bee\n")
     with pytest.raises(ValueError, match=r"b\.md: no 'summary:'"):
@@ -34,8 +35,11 @@ def test_the_chapter_list_follows_the_menu_with_titles_and_summaries(tmp_path):
 
 def test_the_chinese_menu_translates_each_label_and_names_a_missing_one():
     nav = [{"Home": "index.md"}, "notation.md", {"Part": ["a.md"]}]
-    assert translate_nav(nav, {"Home": "首页", "Part": "部分"}) == [{"首页": "index.md"}, "notation.md",
-                                                                  {"部分": ["a.md"]}]
+    assert translate_nav(nav, {"Home": "首页", "Part": "部分"}) == [
+        {"首页": "index.md"},
+        "notation.md",
+        {"部分": ["a.md"]},
+    ]
     with pytest.raises(ValueError, match="'Part' has no translation.*nav_labels"):
         translate_nav(nav, {"Home": "首页"})
 
@@ -44,4 +48,5 @@ def test_an_arrow_link_gets_its_pages_title(tmp_path):
     page(tmp_path, "rotary.md", "# Rotary positions\n")
     text = "See [→](rotary.md#pairs); [other](rotary.md) and [→ kept](rotary.md) stay."
     assert titled_links(text, tmp_path) == (
-        "See [→ Rotary positions](rotary.md#pairs); [other](rotary.md) and [→ kept](rotary.md) stay.")
+        "See [→ Rotary positions](rotary.md#pairs); [other](rotary.md) and [→ kept](rotary.md) stay."
+    )

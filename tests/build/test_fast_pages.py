@@ -10,7 +10,8 @@ from scripts import fast_pages
 
 def test_chapter_math_becomes_katex_html_with_mathml_and_leaves_no_tex_behind():
     page = (
-        '<p>Scale by <span class="arithmatex">\\(\\sqrt{d_k}\\)</span>, where <span class="arithmatex">\\(a &lt; b\\)</span>.</p>'
+        '<p>Scale by <span class="arithmatex">\\(\\sqrt{d_k}\\)</span>, where <span class="arithmatex">\\(a &lt; '
+        "b\\)</span>.</p>"
         '<div class="arithmatex">\\[\n\\frac{QK^\\top}{\\sqrt{d_k}}\n\\]</div>'
     )
     html = fast_pages.render_math(page, fast_pages.MathFonts())
@@ -34,7 +35,9 @@ def test_a_page_draws_the_characters_of_its_formulas_not_their_tex():
 def test_the_build_collects_the_characters_of_every_formula_it_renders():
     fonts = fast_pages.MathFonts()
     fast_pages.render_math('<span class="arithmatex">\\(\\beta \\leq 7\\)</span>', fonts)
-    fast_pages.render_notebook_math('<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown"><p>$\\gamma$</p></div>', fonts)
+    fast_pages.render_notebook_math(
+        '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown"><p>$\\gamma$</p></div>', fonts
+    )
     assert fonts.drawn == {"β", "≤", "7", "γ"}
 
 
@@ -96,17 +99,27 @@ def test_pages_with_math_preload_the_katex_fonts_their_formulas_use():
     head = '<link rel="stylesheet" href="../assets/katex/katex.min.css">'
 
     def preloaded(body):
-        return re.findall(r'<link rel="preload" href="\.\./assets/katex/fonts/([\w-]+)\.woff2" as="font"',
-                          fast_pages.preload_math_fonts(head + body, fast_pages.MathFonts()))
+        return re.findall(
+            r'<link rel="preload" href="\.\./assets/katex/fonts/([\w-]+)\.woff2" as="font"',
+            fast_pages.preload_math_fonts(head + body, fast_pages.MathFonts()),
+        )
 
     assert preloaded('<span class="katex"><span class="mord">2</span></span>') == ["KaTeX_Main-Regular"]
     assert preloaded('<span class="katex"><span class="mord mathnormal">x</span></span>') == [
-        "KaTeX_Main-Regular", "KaTeX_Math-Italic"]
-    big_sum = '<span class="katex"><span class="mop op-symbol large-op">∑</span><span class="mord mathbf">1</span></span>'
+        "KaTeX_Main-Regular",
+        "KaTeX_Math-Italic",
+    ]
+    big_sum = (
+        '<span class="katex"><span class="mop op-symbol large-op">∑</span><span class="mord mathbf">1</span></span>'
+    )
     assert sorted(preloaded(big_sum)) == ["KaTeX_Main-Bold", "KaTeX_Main-Regular", "KaTeX_Size2-Regular"]
     assert preloaded('<span class="katex"><span class="delimsizing size1">(</span></span>') == [
-        "KaTeX_Main-Regular", "KaTeX_Size1-Regular"]
-    assert preloaded('<span class="katex"><span class="size1">x</span></span>') == ["KaTeX_Main-Regular"]  # no delimiter
+        "KaTeX_Main-Regular",
+        "KaTeX_Size1-Regular",
+    ]
+    assert preloaded('<span class="katex"><span class="size1">x</span></span>') == [
+        "KaTeX_Main-Regular"
+    ]  # no delimiter
     fonts = fast_pages.MathFonts()
     page = fast_pages.preload_math_fonts(head + '<span class="katex">2</span>', fonts)
     assert page.index('rel="preload"') < page.index('rel="stylesheet"')
@@ -114,33 +127,31 @@ def test_pages_with_math_preload_the_katex_fonts_their_formulas_use():
     assert fast_pages.preload_math_fonts(head + "<p>no math</p>", fonts) == head + "<p>no math</p>"
 
 
-
-
-
-
-
-
-
-
-
-
 def test_external_scripts_are_deferred_in_their_order_and_inline_ones_are_left_alone():
-    page = ('<script>var early = 1;</script><script id="__config" type="application/json">{}</script>'
-            '<script src="../assets/javascripts/bundle.a5f9d56c.min.js"></script>'
-            '<script src="../assets/javascripts/site.js"></script>')
+    page = (
+        '<script>var early = 1;</script><script id="__config" type="application/json">{}</script>'
+        '<script src="../assets/javascripts/bundle.a5f9d56c.min.js"></script>'
+        '<script src="../assets/javascripts/site.js"></script>'
+    )
     deferred = fast_pages.defer_scripts(page)
     assert re.findall(r"<script[^>]*>", deferred) == [
-        "<script>", '<script id="__config" type="application/json">',
+        "<script>",
+        '<script id="__config" type="application/json">',
         '<script src="../assets/javascripts/bundle.a5f9d56c.min.js" defer>',
         '<script src="../assets/javascripts/site.js" defer>',
     ]
 
 
 def test_the_blocks_the_browser_may_skip_begin_at_a_chapters_thirteenth_top_level_element():
-    blocks = ['<h1 id="t">T</h1>', "<hr>", *[f"<p>text\n<em>{n}</em></p>" for n in range(9)],
-              "<!-- try it\n  - <p>a</p>\n  -->\n<p>a <br/> b</p>",
-              '<figure><img src="a.svg"></figure>', "<p>last</p>"]
+    blocks = [
+        '<h1 id="t">T</h1>',
+        "<hr>",
+        *[f"<p>text\n<em>{n}</em></p>" for n in range(9)],
+        "<!-- try it\n  - <p>a</p>\n  -->\n<p>a <br/> b</p>",
+        '<figure><img src="a.svg"></figure>',
+        "<p>last</p>",
+    ]
     page = "\n".join(blocks)
-    assert page[fast_pages.skippable_from(page):].startswith("<figure>")
+    assert page[fast_pages.skippable_from(page) :].startswith("<figure>")
     first_twelve = "\n".join(blocks[:12])
     assert fast_pages.skippable_from(first_twelve) == len(first_twelve)

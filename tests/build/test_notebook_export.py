@@ -12,11 +12,13 @@ import yaml
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import Abort
 from mkdocs_jupyter import convert, plugin
-from support import nonempty_glob, REPO
 
 from scripts import notebook_export
+from support import REPO, nonempty_glob
 
-NOTEBOOKS = nonempty_glob(REPO / "docs" / "notebooks", "*.ipynb") + nonempty_glob(REPO / "docs-zh" / "notebooks", "*.ipynb")
+NOTEBOOKS = nonempty_glob(REPO / "docs" / "notebooks", "*.ipynb") + nonempty_glob(
+    REPO / "docs-zh" / "notebooks", "*.ipynb"
+)
 ORIGINAL_HTML, ORIGINAL_MARKDOWN = notebook_export._original["nb2html"], notebook_export._original["nb2md"]
 
 
@@ -25,15 +27,27 @@ def plugin_options():
     config = yaml.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
     (jupyter,) = [p["mkdocs-jupyter"] for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p]
     assert jupyter["execute"] == "false" and jupyter["no_prompt"] == "true"
-    return dict(execute=False, kernel_name=jupyter["kernel_name"], theme="", allow_errors=False, show_input=True,
-                no_input=False, no_prompt=True, remove_tag_config=jupyter["remove_tag_config"],
-                highlight_extra_classes="", include_requirejs=False, custom_mathjax_url="")
+    return dict(
+        execute=False,
+        kernel_name=jupyter["kernel_name"],
+        theme="",
+        allow_errors=False,
+        show_input=True,
+        no_input=False,
+        no_prompt=True,
+        remove_tag_config=jupyter["remove_tag_config"],
+        highlight_extra_classes="",
+        include_requirejs=False,
+        custom_mathjax_url="",
+    )
 
 
 def document(page):
     """A page as its elements in order (name and attributes, class lists as sets) and its text."""
     soup = BeautifulSoup(page, "html.parser")
-    elements = [(e.name, {k: set(v) if isinstance(v, list) else v for k, v in e.attrs.items()}) for e in soup.find_all(True)]
+    elements = [
+        (e.name, {k: set(v) if isinstance(v, list) else v for k, v in e.attrs.items()}) for e in soup.find_all(True)
+    ]
     return elements, soup.get_text()
 
 
@@ -82,14 +96,17 @@ def test_each_notebook_page_is_the_plugins_own_document_with_its_chapters_headin
 
 
 def test_focusable_adds_what_nbconvert_adds_and_only_that():
-    page = ('<div class="jp-Cell-inputWrapper">a</div><div class="jp-OutputArea-output x" id="o">b</div>'
-            '<div class="jp-OutputArea-output" tabindex="0">c</div><div class="jp-Cell">d</div>'
-            '<img src="x.svg"><img alt="kept" src="y.svg">')
+    page = (
+        '<div class="jp-Cell-inputWrapper">a</div><div class="jp-OutputArea-output x" id="o">b</div>'
+        '<div class="jp-OutputArea-output" tabindex="0">c</div><div class="jp-Cell">d</div>'
+        '<img src="x.svg"><img alt="kept" src="y.svg">'
+    )
     assert notebook_export.focusable(page) == (
         '<div class="jp-Cell-inputWrapper" tabindex="0">a</div>'
         '<div class="jp-OutputArea-output x" id="o" tabindex="0">b</div>'
         '<div class="jp-OutputArea-output" tabindex="0">c</div><div class="jp-Cell">d</div>'
-        f'<img alt="{notebook_export.MISSING_ALT}" src="x.svg"><img alt="kept" src="y.svg">')
+        f'<img alt="{notebook_export.MISSING_ALT}" src="x.svg"><img alt="kept" src="y.svg">'
+    )
 
 
 def test_another_mkdocs_jupyter_stops_the_build_naming_the_check(monkeypatch):

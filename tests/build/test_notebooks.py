@@ -13,8 +13,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
-from mkdocs.utils.meta import get_data
 import pytest
+from mkdocs.utils.meta import get_data
 
 from scripts.pipeline.check import check
 from scripts.pipeline.notebooks import chapter_snippets, notebook_folder, stale_notebooks, write_notebooks
@@ -60,14 +60,17 @@ def same_printout(ran, recorded):
 
 
 def execute_alone(notebook, folder):
-    """Run a copy of ``notebook`` in ``folder`` in a fresh kernel; return (committed, executed) notebooks or an error."""
+    """Run a copy of ``notebook`` in ``folder`` in a fresh kernel; return (committed, executed) notebooks or an
+    error."""
     copy = folder / notebook.name
     committed = nbformat.read(notebook, as_version=4)
     runnable = nbformat.read(notebook, as_version=4)
     runnable.cells.append(nbformat.v4.new_code_cell(ISOLATION_CHECK))
     nbformat.write(runnable, copy)
     env = {**os.environ, **ARITHMETIC_ENV, "PYTHONPATH": ""}  # the arithmetic of the run that wrote the outputs
-    result = subprocess.run([sys.executable, "-c", EXECUTE, str(copy)], cwd=folder, capture_output=True, text=True, env=env)
+    result = subprocess.run(
+        [sys.executable, "-c", EXECUTE, str(copy)], cwd=folder, capture_output=True, text=True, env=env
+    )
     if result.returncode != 0:
         return committed, None, result.stderr[-3000:]
     return committed, nbformat.read(copy, as_version=4), None
@@ -92,8 +95,11 @@ def test_there_is_a_notebook_per_chapter_with_snippets_in_each_edition():
 
 
 @pytest.mark.kernel
-@pytest.mark.claim("Every chapter notebook runs top to bottom in a fresh kernel, in an empty folder without the repository's code, and prints what the build recorded",
-                   zh="每一章的笔记本都能在全新的内核中、在不含仓库代码的空文件夹里从头到尾运行，并打印出构建所记录的内容")
+@pytest.mark.claim(
+    "Every chapter notebook runs top to bottom in a fresh kernel, in an empty folder without the repository's code, "
+    "and prints what the build recorded",
+    zh="每一章的笔记本都能在全新的内核中、在不含仓库代码的空文件夹里从头到尾运行，并打印出构建所记录的内容",
+)
 @pytest.mark.parametrize("stem", list(RUNS))
 def test_notebook_runs_alone_and_prints_what_the_page_shows(executed, stem):
     committed, ran, error = executed[stem]
@@ -141,7 +147,11 @@ def plain_paragraphs(markdown):
         stripped = block.strip("\n")
         # an explorable's text (up to its </div>) needs the site's JavaScript: the notebook leaves it out
         explorable = (explorable or stripped.startswith('<div class="explorable"')) and stripped != "</div>"
-        if not explorable and stripped and not re.search(rf"{INCLUDE_MARK}|^[!?]{{3}}|^/// |^\s|^[|#<$`!]|\]\(|\{{#", stripped, re.MULTILINE):
+        if (
+            not explorable
+            and stripped
+            and not re.search(rf"{INCLUDE_MARK}|^[!?]{{3}}|^/// |^\s|^[|#<$`!]|\]\(|\{{#", stripped, re.MULTILINE)
+        ):
             found.append((offset, VALUE.sub(published, stripped)))
         offset += len(block) + 2
     return found
@@ -155,23 +165,37 @@ def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
     checked = 0
     for notebook_path in nonempty_glob(notebook_folder(PROJECT, edition), "*.ipynb"):
         markdown, _ = get_data((EDITIONS[edition] / f"{notebook_path.stem}.md").read_text(encoding="utf-8"))
-        other, _ = get_data((EDITIONS["zh" if edition == "en" else "en"] / f"{notebook_path.stem}.md").read_text(encoding="utf-8"))
+        other, _ = get_data(
+            (EDITIONS["zh" if edition == "en" else "en"] / f"{notebook_path.stem}.md").read_text(encoding="utf-8")
+        )
         first_includes = {}
         for match in CODE.finditer(markdown):
             first_includes.setdefault(match.group(1), match.start())
-        cells = [cell.source for cell in nbformat.read(notebook_path, as_version=4).cells if cell.cell_type == "markdown"]
+        cells = [
+            cell.source for cell in nbformat.read(notebook_path, as_version=4).cells if cell.cell_type == "markdown"
+        ]
         assert len(cells) in (len(first_includes) + 1, len(first_includes) + 2), notebook_path.stem
         paragraphs = plain_paragraphs(markdown)
         for offset, paragraph in paragraphs:
             index = 1 + sum(start < offset for start in first_includes.values())
-            assert index < len(cells) and paragraph in cells[index], f"{notebook_path.stem}: {paragraph[:80]!r} not in cell {index}"
+            assert index < len(cells) and paragraph in cells[index], (
+                f"{notebook_path.stem}: {paragraph[:80]!r} not in cell {index}"
+            )
             if sum(paragraph in text for _, text in paragraphs) == 1:  # no other paragraph contains it
-                assert sum(paragraph in cell for cell in cells) == 1, f"{notebook_path.stem}: {paragraph[:80]!r} repeated"
+                assert sum(paragraph in cell for cell in cells) == 1, (
+                    f"{notebook_path.stem}: {paragraph[:80]!r} repeated"
+                )
             checked += 1
         for _, paragraph in plain_paragraphs(other):
-            assert all(paragraph not in cell for cell in cells), f"{notebook_path.stem}: the other edition's {paragraph[:80]!r}"
+            assert all(paragraph not in cell for cell in cells), (
+                f"{notebook_path.stem}: the other edition's {paragraph[:80]!r}"
+            )
         for cell in cells:
-            assert not re.search(rf"{INCLUDE_MARK}|{VALUE.pattern}|\{{#|^/// |^[!?]{{3}}|data-explorable|explorable\.py", cell, re.MULTILINE), f"{notebook_path.stem}: {cell[:200]!r}"
+            assert not re.search(
+                rf"{INCLUDE_MARK}|{VALUE.pattern}|\{{#|^/// |^[!?]{{3}}|data-explorable|explorable\.py",
+                cell,
+                re.MULTILINE,
+            ), f"{notebook_path.stem}: {cell[:200]!r}"
     assert checked > 200
 
 
@@ -197,7 +221,10 @@ def test_the_check_names_a_stale_or_missing_chinese_notebook_and_the_build_rewri
     chapter.write_text(chapter.read_text(encoding="utf-8") + "\n新的一段。\n", encoding="utf-8")
     assert stale_notebooks(chapter_project) == [chinese]
     assert check(chapter_project) == 1
-    assert "stale: docs-zh/notebooks/softmax.ipynb does not match its chapter's snippets. Fix: make outputs" in capsys.readouterr().err
+    assert (
+        "stale: docs-zh/notebooks/softmax.ipynb does not match its chapter's snippets. Fix: make outputs"
+        in capsys.readouterr().err
+    )
     assert write_notebooks(chapter_project) == [chinese] and "新的一段。" in chinese.read_text(encoding="utf-8")
     chapter.write_text(chapter.read_text(encoding="utf-8").replace("\n新的一段。\n", ""), encoding="utf-8")
     chinese.unlink()
@@ -212,10 +239,13 @@ def test_chinese_notebooks_embed_the_chinese_figures_and_tables_where_the_snippe
     shutil.copytree(REPO / "docs" / "generated" / "softmax", generated)
     (generated / "temperature" / figure_file("temperature", "zh")).write_text("<svg>温度</svg>", encoding="utf-8")
     (generated / "temperature" / table_file("temperatures", "zh")).write_text(
-        json.dumps({"header": ["温度"], "rows": [["低"]]}), encoding="utf-8")
+        json.dumps({"header": ["温度"], "rows": [["低"]]}), encoding="utf-8"
+    )
     chinese = notebook_folder(chapter_project, "zh") / "softmax.ipynb"
     assert write_notebooks(chapter_project) == [chinese]  # the English notebook keeps the English ones
     notebook = nbformat.read(chinese, as_version=4)
-    figures = [o.data["image/svg+xml"] for c in code_cells(notebook) for o in c.outputs if o.output_type == "display_data"]
+    figures = [
+        o.data["image/svg+xml"] for c in code_cells(notebook) for o in c.outputs if o.output_type == "display_data"
+    ]
     assert "<svg>温度</svg>" in figures
     assert any("| 温度 |\n| :--- |\n| 低 |" in cell.source for cell in notebook.cells if cell.cell_type == "markdown")

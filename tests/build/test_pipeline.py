@@ -16,8 +16,7 @@ from scripts.pipeline.check import check
 from scripts.pipeline.notebooks import notebook_script
 from scripts.pipeline.project import Project
 from scripts.pipeline.store import write_atomic
-from support import git, IDENTITY, nonempty_glob, REPO
-
+from support import IDENTITY, REPO, git, nonempty_glob
 
 ALPHA = '''"""Alpha: uses the core module, publishes a value and a table, draws a figure."""
 import sys
@@ -77,20 +76,42 @@ def test_cold_build_writes_every_output_with_provenance(project, capsys):
     assert ran(capsys.readouterr().out) == ["chapter/alpha", "chapter/beta"]
     alpha = project.generated / "chapter" / "alpha"
     assert sorted(p.name for p in alpha.iterdir()) == [
-        "bars.svg", "bars.zh.svg", "manifest.json", "output-top.txt", "output-weights.txt", "run.json", "stdout.txt",
-        "table-small.json", "table-small.zh.json", "values.json",
+        "bars.svg",
+        "bars.zh.svg",
+        "manifest.json",
+        "output-top.txt",
+        "output-weights.txt",
+        "run.json",
+        "stdout.txt",
+        "table-small.json",
+        "table-small.zh.json",
+        "values.json",
     ]
     assert "beta says 42" in (project.generated / "chapter" / "beta" / "stdout.txt").read_text()
-    assert json.loads((alpha / "table-small.json").read_text()) == {"header": ["name", "x"], "rows": [["a", "1.5"], ["b", "2.25"]]}
-    assert json.loads((alpha / "table-small.zh.json").read_text()) == {"header": ["名称", "x"], "rows": [["a", "1.5"], ["b", "2.25"]]}
+    assert json.loads((alpha / "table-small.json").read_text()) == {
+        "header": ["name", "x"],
+        "rows": [["a", "1.5"], ["b", "2.25"]],
+    }
+    assert json.loads((alpha / "table-small.zh.json").read_text()) == {
+        "header": ["名称", "x"],
+        "rows": [["a", "1.5"], ["b", "2.25"]],
+    }
     assert json.loads((alpha / "run.json").read_text())["figures"] == ["bars"]
     manifest = (alpha / "manifest.json").read_text()
-    for needed in ('"snippet": "snippets/chapter/alpha.py"', '"numpy"', '"matplotlib"', "snippets/lib/attention.py", '"key"'):
+    for needed in (
+        '"snippet": "snippets/chapter/alpha.py"',
+        '"numpy"',
+        '"matplotlib"',
+        "snippets/lib/attention.py",
+        '"key"',
+    ):
         assert needed in manifest
 
 
-@pytest.mark.claim("Each section of a snippet keeps what it printed, in an output file of its own",
-                   zh="代码片段的每一节都把自己打印的内容保存在单独的输出文件中")
+@pytest.mark.claim(
+    "Each section of a snippet keeps what it printed, in an output file of its own",
+    zh="代码片段的每一节都把自己打印的内容保存在单独的输出文件中",
+)
 def test_each_section_keeps_what_it_printed(project):
     build(project)
     alpha = project.generated / "chapter" / "alpha"
@@ -99,15 +120,21 @@ def test_each_section_keeps_what_it_printed(project):
     assert (alpha / "output-top.txt").read_text() == "top = 0.665\n"
 
 
-@pytest.mark.claim("A chapter includes a section's output, never a line range of a snippet's printout",
-                   zh="章节引入的是某一节的输出，从不引入代码片段打印结果中的某个行范围")
+@pytest.mark.claim(
+    "A chapter includes a section's output, never a line range of a snippet's printout",
+    zh="章节引入的是某一节的输出，从不引入代码片段打印结果中的某个行范围",
+)
 def test_no_chapter_includes_a_stdout_line_range():
     for chapter in nonempty_glob(REPO / "docs", "*.md"):
-        assert ".txt:" not in "".join(line for line in chapter.read_text().splitlines() if "--8<--" in line), chapter.name
+        assert ".txt:" not in "".join(line for line in chapter.read_text().splitlines() if "--8<--" in line), (
+            chapter.name
+        )
 
 
-@pytest.mark.claim("A no-change rebuild reruns nothing; editing the core module reruns exactly the snippets that import it",
-                   zh="没有改动时重新构建不会重跑任何东西；编辑核心模块时，恰好重跑导入它的那些代码片段")
+@pytest.mark.claim(
+    "A no-change rebuild reruns nothing; editing the core module reruns exactly the snippets that import it",
+    zh="没有改动时重新构建不会重跑任何东西；编辑核心模块时，恰好重跑导入它的那些代码片段",
+)
 def test_no_change_reruns_nothing_and_edits_rerun_exactly_the_dependents(project, capsys):
     build(project)
     capsys.readouterr()
@@ -149,8 +176,10 @@ def test_the_environment_snippets_run_in_is_part_of_their_key(monkeypatch):
     assert keys.builder_version() != pinned
 
 
-@pytest.mark.claim("`make check` names each stale snippet and the command that fixes it",
-                   zh="`make check` 会指出每个过期的代码片段以及修复它的命令")
+@pytest.mark.claim(
+    "`make check` names each stale snippet and the command that fixes it",
+    zh="`make check` 会指出每个过期的代码片段以及修复它的命令",
+)
 def test_check_names_the_stale_snippet_and_the_fix(project, capsys):
     build(project)
     assert check(project) == 0
@@ -165,12 +194,17 @@ def test_check_names_the_stale_snippet_and_the_fix(project, capsys):
     alpha.write_text(alpha.read_text() + "# edited\n")
     assert check(project) == 1  # two stale snippets: both named
     err = capsys.readouterr().err
-    assert "stale: chapter/alpha (snippets/chapter/alpha.py)" in err and "stale: chapter/beta (snippets/chapter/beta.py)" in err
+    assert (
+        "stale: chapter/alpha (snippets/chapter/alpha.py)" in err
+        and "stale: chapter/beta (snippets/chapter/beta.py)" in err
+    )
 
 
-@pytest.mark.claim("The manifest covers the Chinese twins: check catches a hand-edited Chinese figure or table, and an "
-                   "edit of the shared translations makes every snippet stale",
-                   zh="清单涵盖中文对应版本：检查能发现手工改动过的中文图表，而修改共用译文会使所有代码片段过期")
+@pytest.mark.claim(
+    "The manifest covers the Chinese twins: check catches a hand-edited Chinese figure or table, and an "
+    "edit of the shared translations makes every snippet stale",
+    zh="清单涵盖中文对应版本：检查能发现手工改动过的中文图表，而修改共用译文会使所有代码片段过期",
+)
 def test_check_covers_the_chinese_twins(project, capsys):
     build(project)
     alpha = project.generated / "chapter" / "alpha"
@@ -200,8 +234,10 @@ def test_check_catches_hand_edited_and_orphaned_outputs(project, capsys):
     assert "orphan: docs/generated/chapter/renamed has no snippet" in err
 
 
-@pytest.mark.claim("A failing snippet is reported with file, line and exception, and its previous outputs stay untouched",
-                   zh="失败的代码片段会连同文件、行号和异常一起报告，其先前的输出保持不变")
+@pytest.mark.claim(
+    "A failing snippet is reported with file, line and exception, and its previous outputs stay untouched",
+    zh="失败的代码片段会连同文件、行号和异常一起报告，其先前的输出保持不变",
+)
 def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, capsys):
     build(project)
     before = snapshot(project)
@@ -224,7 +260,11 @@ def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, c
 
 def test_an_error_inside_a_local_module_points_at_the_module_line(project, capsys):
     core = project.snippets / "lib" / "attention.py"
-    core.write_text(core.read_text().replace("    x = np.asarray(x, dtype=np.float64)\n", "    x = np.asarray(x, dtype=np.float64)\n    1 / 0\n", 1))
+    core.write_text(
+        core.read_text().replace(
+            "    x = np.asarray(x, dtype=np.float64)\n", "    x = np.asarray(x, dtype=np.float64)\n    1 / 0\n", 1
+        )
+    )
     assert build(project) == 1
     err = capsys.readouterr().err
     assert f"{core}:" in err and "ZeroDivisionError: division by zero" in err
@@ -258,18 +298,25 @@ def test_a_hanging_snippet_times_out_with_its_name(project, capsys):
 def test_a_snippet_that_imports_a_snippet_fails_naming_both(project):
     build(project)
     before = snapshot(project)
-    (project.snippets / "chapter" / "gamma.py").write_text('"""Reuses alpha."""\nfrom chapter.alpha import weights\nprint(weights)\n')
+    (project.snippets / "chapter" / "gamma.py").write_text(
+        '"""Reuses alpha."""\nfrom chapter.alpha import weights\nprint(weights)\n'
+    )
     with pytest.raises(SystemExit) as failure:
         build(project)
     message = str(failure.value)
     assert "snippets/chapter/gamma.py imports snippets/chapter/alpha.py" in message and "snippets/lib/" in message
     assert snapshot(project) == before
-    assert (project.generated / "chapter" / "alpha").is_dir(), "the imported snippet is still a snippet, its outputs stay"
+    assert (project.generated / "chapter" / "alpha").is_dir(), (
+        "the imported snippet is still a snippet, its outputs stay"
+    )
 
 
 def test_a_snippet_outside_a_chapter_folder_fails_naming_it(project):
     (project.snippets / "loose.py").write_text('"""Loose."""\nprint(1)\n')
-    with pytest.raises(SystemExit, match=r"snippets/loose\.py is not in a chapter folder: a snippet lives at snippets/<chapter>/<what>\.py"):
+    with pytest.raises(
+        SystemExit,
+        match=r"snippets/loose\.py is not in a chapter folder: a snippet lives at snippets/<chapter>/<what>\.py",
+    ):
         build(project)
 
 
@@ -283,7 +330,9 @@ def test_a_snippet_folder_without_its_page_fails_naming_both(project):
 def test_a_snippet_that_cannot_run_alone_fails_naming_the_line_it_needs(project):
     alpha = project.snippets / "chapter" / "alpha.py"
     alpha.write_text(alpha.read_text().replace("sys.path.insert(0, str(Path(__file__).resolve().parents[1]))", "pass"))
-    with pytest.raises(SystemExit, match=r"snippets/chapter/alpha\.py imports lib but cannot run alone.*sys\.path\.insert"):
+    with pytest.raises(
+        SystemExit, match=r"snippets/chapter/alpha\.py imports lib but cannot run alone.*sys\.path\.insert"
+    ):
         build(project)
 
 
@@ -302,12 +351,16 @@ def test_the_build_reports_process_start_versus_snippet_time(project, capsys):
     assert "s starting processes" in line and "s running snippet code" in line
 
 
-@pytest.mark.claim("Two full rebuilds produce byte-identical outputs, the Chinese figures and tables included",
-                   zh="两次完整重建产生逐字节相同的输出，中文图表也不例外")
+@pytest.mark.claim(
+    "Two full rebuilds produce byte-identical outputs, the Chinese figures and tables included",
+    zh="两次完整重建产生逐字节相同的输出，中文图表也不例外",
+)
 def test_two_full_rebuilds_are_byte_identical(project):
     build(project)
     first = snapshot(project)
-    assert {"docs/generated/chapter/alpha/bars.zh.svg", "docs/generated/chapter/alpha/table-small.zh.json"} <= set(first)
+    assert {"docs/generated/chapter/alpha/bars.zh.svg", "docs/generated/chapter/alpha/table-small.zh.json"} <= set(
+        first
+    )
     build(project, force=True)
     assert snapshot(project) == first
 
@@ -358,8 +411,10 @@ plt.show()
 '''
 
 
-@pytest.mark.claim("A Chinese figure that would draw a character as a box fails the build naming the character",
-                   zh="中文图中若有字符会被画成方框，构建就会失败并指出该字符")
+@pytest.mark.claim(
+    "A Chinese figure that would draw a character as a box fails the build naming the character",
+    zh="中文图中若有字符会被画成方框，构建就会失败并指出该字符",
+)
 def test_a_table_column_without_a_title_fails_naming_the_table_and_the_column():
     from lib import publish
 
@@ -402,8 +457,10 @@ def svg_texts(path):
     return re.findall(r"<!-- (.*?) -->", path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.claim("The Chinese twin of a figure and a table comes from the same run as the English one",
-                   zh="图和表的中文版本与英文版本来自同一次运行")
+@pytest.mark.claim(
+    "The Chinese twin of a figure and a table comes from the same run as the English one",
+    zh="图和表的中文版本与英文版本来自同一次运行",
+)
 def test_chinese_twins_come_from_the_same_run(project):
     (project.snippets / "chapter" / "unseeded.py").write_text(UNSEEDED)
     assert build(project, ["chapter/unseeded"]) == 0
@@ -412,7 +469,9 @@ def test_chinese_twins_come_from_the_same_run(project):
     assert json.loads((out / "table-draw.zh.json").read_text())["rows"][0][1] == draw
     assert draw in svg_texts(out / "draw.svg") and draw in svg_texts(out / "draw.zh.svg")
     assert "查询（发出关注）" in svg_texts(out / "draw.zh.svg") and "query (attending)" in svg_texts(out / "draw.svg")
-    assert "NotoSansSC-Regular" in (out / "draw.zh.svg").read_text() and "NotoSansSC" not in (out / "draw.svg").read_text()
+    assert (
+        "NotoSansSC-Regular" in (out / "draw.zh.svg").read_text() and "NotoSansSC" not in (out / "draw.svg").read_text()
+    )
 
 
 def test_lib_zh_leaves_the_examples_tokens_numbers_math_and_identifiers_alone():
@@ -421,7 +480,16 @@ def test_lib_zh_leaves_the_examples_tokens_numbers_math_and_identifiers_alone():
     softmax = zh.Translations("softmax")
     tokens = {*running_example.tokenize(running_example.SENTENCE), *tiny_model.REFERENCE_VOCAB, "Dogs", "ran", "chase"}
     assert [t for t in tokens if softmax.translate(t) != t] == []
-    for text in ("0.665", "−1.5e-05", "$\\sqrt{d_k}$", "`np.tril`", "d_k = 8", "W_q, W_k", "softmax(x)", "The cat sat."):
+    for text in (
+        "0.665",
+        "−1.5e-05",
+        "$\\sqrt{d_k}$",
+        "`np.tril`",
+        "d_k = 8",
+        "W_q, W_k",
+        "softmax(x)",
+        "The cat sat.",
+    ):
         assert softmax.translate(text) == text
     assert zh.Translations("multi_head").translate("head 3") == "头 3"
     assert softmax.translate("[Masks](masks.md)") == "[掩码](masks.md)"
@@ -430,26 +498,36 @@ def test_lib_zh_leaves_the_examples_tokens_numbers_math_and_identifiers_alone():
         softmax.translate("an untranslated label")
 
 
-@pytest.mark.claim("A Chinese page shows the Chinese twins of its tables and figures and the Chinese of text values; "
-                   "a missing twin is a warning naming it",
-                   zh="中文页面显示其表格和图的中文版本以及文本值的中文；缺少中文版本时给出指明它的警告")
+@pytest.mark.claim(
+    "A Chinese page shows the Chinese twins of its tables and figures and the Chinese of text values; "
+    "a missing twin is a warning naming it",
+    zh="中文页面显示其表格和图的中文版本以及文本值的中文；缺少中文版本时给出指明它的警告",
+)
 def test_a_chinese_page_shows_the_chinese_twins(project, caplog):
     (project.snippets / "chapter" / "unseeded.py").write_text(UNSEEDED)
     assert build(project) == 0
-    page = ('--8<-- "docs/generated/chapter/alpha/table-small.md"\n\n![bars](generated/chapter/alpha/bars.svg)\n\n'
-            "{{ chapter.unseeded.what }}\n")
+    page = (
+        '--8<-- "docs/generated/chapter/alpha/table-small.md"\n\n![bars](generated/chapter/alpha/bars.svg)\n\n'
+        "{{ chapter.unseeded.what }}\n"
+    )
     chinese = chapter_markdown.expand_tables(page, project, "page.md", "zh")
-    chinese = chapter_markdown.chinese_figures(chapter_markdown.inline_values(chinese, project, "page.md", "zh"),
-                                               project, "page.md")
+    chinese = chapter_markdown.chinese_figures(
+        chapter_markdown.inline_values(chinese, project, "page.md", "zh"), project, "page.md"
+    )
     assert "| 名称 | x |" in chinese and "](generated/chapter/alpha/bars.zh.svg)" in chinese and "一次抽样" in chinese
-    english = chapter_markdown.inline_values(chapter_markdown.expand_tables(page, project, "page.md"), project, "page.md")
+    english = chapter_markdown.inline_values(
+        chapter_markdown.expand_tables(page, project, "page.md"), project, "page.md"
+    )
     assert "| name | x |" in english and "](generated/chapter/alpha/bars.svg)" in english and "one draw" in english
     assert not caplog.records
     (project.generated / "chapter" / "alpha" / "bars.zh.svg").unlink()
     (project.generated / "chapter" / "alpha" / "table-small.zh.json").unlink()
     chapter_markdown.chinese_figures(chapter_markdown.expand_tables(page, project, "page.md", "zh"), project, "page.md")
     warnings = " ".join(record.getMessage() for record in caplog.records)
-    assert "page.md: snippets/chapter/alpha.py publishes no table 'small'" in warnings and "table-small.zh.json" in warnings
+    assert (
+        "page.md: snippets/chapter/alpha.py publishes no table 'small'" in warnings
+        and "table-small.zh.json" in warnings
+    )
     assert "page.md: snippets/chapter/alpha.py drew no Chinese figure bars.zh.svg" in warnings
 
 
@@ -468,15 +546,26 @@ def test_notebooks_follow_the_chapters_and_run_as_plain_scripts(project, tmp_pat
     notebook_py = elsewhere / "chapter.py"
     notebook_py.write_text(notebook_script(project.notebooks / "chapter.ipynb"))
     result = subprocess.run(
-        [sys.executable, str(notebook_py)], cwd=elsewhere, capture_output=True, text=True, env={"MPLBACKEND": "Agg", "PATH": ""}
+        [sys.executable, str(notebook_py)],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env={"MPLBACKEND": "Agg", "PATH": ""},
     )
     assert result.returncode == 0, result.stderr
     assert "top = 0.665" in result.stdout
     notebook = json.loads((project.notebooks / "chapter.ipynb").read_text())
-    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code" and "softmax(np.array" in "".join(cell["source"])]
+    code = [
+        cell
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code" and "softmax(np.array" in "".join(cell["source"])
+    ]
     outputs = code[0]["outputs"]
     assert "".join(outputs[0]["text"]) == (project.generated / "chapter" / "alpha" / "stdout.txt").read_text()
-    assert "".join(outputs[1]["data"]["image/svg+xml"]) == (project.generated / "chapter" / "alpha" / "bars.svg").read_text()
+    assert (
+        "".join(outputs[1]["data"]["image/svg+xml"])
+        == (project.generated / "chapter" / "alpha" / "bars.svg").read_text()
+    )
     (project.docs / "chapter.md").write_text('# A chapter\n\n```python\n--8<-- "snippets/chapter/beta.py"\n```\n')
     assert check(project) == 1
 
@@ -484,17 +573,28 @@ def test_notebooks_follow_the_chapters_and_run_as_plain_scripts(project, tmp_pat
 def one_snippet_per_chapter():
     """The shortest snippet of each chapter folder (what is checked, the line that lets a snippet run alone, is the
     same in all of them; a long one may train a model for seconds)."""
-    snippets = sorted((p for p in nonempty_glob(REPO / "snippets", "*/*.py") if p.parent.name != "lib"),
-                      key=lambda p: (p.parent.name, -p.stat().st_size, p.name))
+    snippets = sorted(
+        (p for p in nonempty_glob(REPO / "snippets", "*/*.py") if p.parent.name != "lib"),
+        key=lambda p: (p.parent.name, -p.stat().st_size, p.name),
+    )
     return list({p.parent.name: p for p in snippets}.values())
 
 
-@pytest.mark.claim("A snippet of every chapter runs alone, with python snippets/<chapter>/<what>.py, from another folder, and writes no files",
-                   zh="每一章的代码片段都能用 python snippets/<chapter>/<what>.py 从其他文件夹单独运行，且不写入任何文件")
+@pytest.mark.claim(
+    "A snippet of every chapter runs alone, with python snippets/<chapter>/<what>.py, from another folder, and "
+    "writes no files",
+    zh="每一章的代码片段都能用 python snippets/<chapter>/<what>.py 从其他文件夹单独运行，且不写入任何文件",
+)
 @pytest.mark.parametrize("snippet", one_snippet_per_chapter(), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_a_snippet_runs_alone_from_any_folder(snippet, tmp_path):
-    result = subprocess.run([sys.executable, str(snippet)], cwd=tmp_path, capture_output=True, text=True,
-                            env={**os.environ, "MPLBACKEND": "Agg"}, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(snippet)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert not list(tmp_path.iterdir()), "a snippet run alone writes no files"
 
@@ -502,7 +602,7 @@ def test_a_snippet_runs_alone_from_any_folder(snippet, tmp_path):
 def test_write_atomic_writes_text_and_bytes_whole_and_leaves_nothing_behind_when_it_fails(tmp_path):
     path = tmp_path / "deep" / "out.txt"
     write_atomic(path, "一\r\ntwo\n")  # text as UTF-8, its line ends as given
-    assert path.read_bytes() == "一\r\ntwo\n".encode("utf-8")
+    assert path.read_bytes() == "一\r\ntwo\n".encode()
     write_atomic(path, b"\x00\xff")
     assert path.read_bytes() == b"\x00\xff"
     with pytest.raises(TypeError):

@@ -3,11 +3,17 @@ the reference syntax."""
 
 import ast
 
-from scripts.pipeline.references import (read_page, sections, substitute_figures, substitute_tables, substitute_values,
-                                         without_references)
-from support import nonempty_glob, REPO
+from scripts.pipeline.references import (
+    read_page,
+    sections,
+    substitute_figures,
+    substitute_tables,
+    substitute_values,
+    without_references,
+)
+from support import REPO, nonempty_glob
 
-PAGE = '''# A chapter
+PAGE = """# A chapter
 
 ```python title="snippets/masks/kinds.py"
 --8<-- "snippets/masks/kinds.py:masks"
@@ -27,7 +33,7 @@ PAGE = '''# A chapter
 
 The padding weight is {{ masks.kinds.pad_weight }}, and {{ softmax.definition.row_sum }} is the row sum;
 {{ masks.kinds.pad_weight }} again.
-'''
+"""
 
 
 def test_read_page_finds_every_kind_of_use_in_order():
@@ -37,7 +43,8 @@ def test_read_page_finds_every_kind_of_use_in_order():
     assert uses.outputs == [("masks/kinds", "output-masks.txt"), ("softmax/definition", "table-properties.md")]
     assert uses.tables == [("softmax/definition", "properties")]
     assert [(f.alt, f.path, f.snippet, f.name) for f in uses.figures] == [
-        ("Weights of the causal mask", "generated/masks/kinds/weights.svg", "masks/kinds", "weights")]
+        ("Weights of the causal mask", "generated/masks/kinds/weights.svg", "masks/kinds", "weights")
+    ]
     assert uses.values == [("masks/kinds", "pad_weight"), ("softmax/definition", "row_sum")]
     assert uses.snippets == ["masks/kinds", "softmax/definition"]
     assert "snippets/lib/attention.py:softmax" in uses.includes
@@ -75,19 +82,34 @@ def patterns_spelling_the_syntax(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == "re" and node.args and isinstance(node.args[0], ast.Constant)
-                and isinstance(node.args[0].value, str) and any(s in node.args[0].value for s in SYNTAX)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "re"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and any(s in node.args[0].value for s in SYNTAX)
+        ):
             found.append((node.lineno, node.args[0].value))
     return found
 
 
 def test_the_reference_syntax_is_defined_once():
     """grep finds one definition of the syntax in scripts/ and snippets/lib/, and none in tests/."""
-    files = [*nonempty_glob(REPO / "scripts", "**/*.py"), *nonempty_glob(REPO / "snippets" / "lib", "*.py"),
-             *nonempty_glob(REPO / "tests", "**/*.py")]
+    files = [
+        *nonempty_glob(REPO / "scripts", "**/*.py"),
+        *nonempty_glob(REPO / "snippets" / "lib", "*.py"),
+        *nonempty_glob(REPO / "tests", "**/*.py"),
+    ]
     owner = REPO / "scripts" / "pipeline" / "references.py"
     assert patterns_spelling_the_syntax(owner), "the reader itself defines the syntax"
-    elsewhere = {path.relative_to(REPO).as_posix(): found for path in files if path != owner
-                 for found in [patterns_spelling_the_syntax(path)] if found}
+    elsewhere = {
+        path.relative_to(REPO).as_posix(): found
+        for path in files
+        if path != owner
+        for found in [patterns_spelling_the_syntax(path)]
+        if found
+    }
     assert not elsewhere, elsewhere

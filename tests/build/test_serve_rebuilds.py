@@ -29,8 +29,14 @@ def test_links_to_folders_are_not_followed(tmp_path):
 
 def test_only_edits_to_english_pages_leave_the_chinese_edition_alone():
     assert serve_rebuilds.english_pages_only({"docs/softmax.md", "docs/masks.md"})
-    for other in ("docs-zh/softmax.md", "docs/generated/softmax/definition/stdout.txt", "docs/notebooks/softmax.ipynb",
-                  "docs/assets/stylesheets/site.css", "mkdocs.yml", "scripts/fast_pages.py"):
+    for other in (
+        "docs-zh/softmax.md",
+        "docs/generated/softmax/definition/stdout.txt",
+        "docs/notebooks/softmax.ipynb",
+        "docs/assets/stylesheets/site.css",
+        "mkdocs.yml",
+        "scripts/fast_pages.py",
+    ):
         assert not serve_rebuilds.english_pages_only({"docs/softmax.md", other}), other
 
 
@@ -42,25 +48,39 @@ def test_snippets_rerun_only_when_one_changed():
 
 
 def test_the_pages_showing_a_rerun_snippets_outputs_are_marked_in_their_edition(tmp_path):
-    outputs = {"docs/generated/softmax/definition/stdout.txt", "docs/generated/softmax/definition/values.json",
-               "docs/notebooks/softmax.ipynb"}
+    outputs = {
+        "docs/generated/softmax/definition/stdout.txt",
+        "docs/generated/softmax/definition/values.json",
+        "docs/notebooks/softmax.ipynb",
+    }
     assert serve_rebuilds.rerun_snippets(outputs) == {"softmax/definition"}
     docs, site = tmp_path / "docs", tmp_path / "site"
     docs.mkdir()
-    (docs / "softmax.md").write_text("# Softmax\n\n--8<-- \"docs/generated/softmax/definition/stdout.txt\"\n")
+    (docs / "softmax.md").write_text('# Softmax\n\n--8<-- "docs/generated/softmax/definition/stdout.txt"\n')
     (docs / "masks.md").write_text("# Masks\n\nThe sum is {{ softmax.definition.total }}.\n")
     (docs / "index.md").write_text("# Home\n")
     for page in ("softmax/index.html", "masks/index.html", "index.html"):
         (site / page).parent.mkdir(parents=True, exist_ok=True)
         (site / page).write_text("built")
     serve_rebuilds.age_pages_showing({"softmax/definition"}, docs, site)
-    aged = {page for page in ("softmax/index.html", "masks/index.html", "index.html") if (site / page).stat().st_mtime_ns == 0}
+    aged = {
+        page
+        for page in ("softmax/index.html", "masks/index.html", "index.html")
+        if (site / page).stat().st_mtime_ns == 0
+    }
     assert aged == {"softmax/index.html", "masks/index.html"}
 
 
 def test_the_dirty_build_notice_is_information_and_other_warnings_stay_warnings():
-    notice = logging.LogRecord("mkdocs.commands.build", logging.WARNING, "", 0,
-                               "A 'dirty' build is being performed, this will likely lead to inaccurate navigation", None, None)
+    notice = logging.LogRecord(
+        "mkdocs.commands.build",
+        logging.WARNING,
+        "",
+        0,
+        "A 'dirty' build is being performed, this will likely lead to inaccurate navigation",
+        None,
+        None,
+    )
     other = logging.LogRecord("mkdocs.commands.build", logging.WARNING, "", 0, "a broken link", None, None)
     only = serve_rebuilds.DirtyBuildIsInformation()
     assert only.filter(notice) and notice.levelno == logging.INFO
@@ -84,7 +104,7 @@ def test_the_snippets_rerun_at_the_first_build_and_after_a_snippet_edit_only(tmp
     for path in (snippet, output, site / "softmax" / "index.html"):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("0")
-    (docs / "softmax.md").write_text("# Softmax\n\n--8<-- \"docs/generated/softmax/definition/stdout.txt\"\n")
+    (docs / "softmax.md").write_text('# Softmax\n\n--8<-- "docs/generated/softmax/definition/stdout.txt"\n')
     runs = []
 
     def pipeline(command, **options):  # the pipeline's build rewrites the snippet's output

@@ -7,13 +7,13 @@ import json
 import re
 
 import pytest
-from lib import zh
-from support import nonempty_glob, REPO
 
+from lib import zh
 from scripts.pipeline.build import build
 from scripts.pipeline.check import check
 from scripts.pipeline.discover import find_snippets
 from scripts.pipeline.project import Project
+from support import REPO, nonempty_glob
 
 SNIPPET = '''"""{name}: a table with text of its chapter's catalog."""
 import sys
@@ -47,9 +47,11 @@ def ran(output):
     return sorted(line.split()[1] for line in output.splitlines() if line.startswith("["))
 
 
-@pytest.mark.claim("Adding one translation to one chapter's catalog makes only that chapter's snippets stale, and "
-                   "`make check` names them",
-                   zh="往某一章的译文文件里加一条译文，只有这一章的代码片段会过期，`make check` 会逐一指出它们")
+@pytest.mark.claim(
+    "Adding one translation to one chapter's catalog makes only that chapter's snippets stale, and "
+    "`make check` names them",
+    zh="往某一章的译文文件里加一条译文，只有这一章的代码片段会过期，`make check` 会逐一指出它们",
+)
 def test_one_chapters_translation_makes_only_its_snippets_stale(project, capsys):
     assert find_snippets(project) == ["one/a", "one/b", "two/c"]  # a catalog beside the snippets is not one
     assert build(project) == 0
@@ -84,12 +86,15 @@ def catalogs(tmp_path, monkeypatch):
     return tmp_path / "snippets"
 
 
-@pytest.mark.parametrize("text, message", [
-    ('"query" = "查询"\n"query" = "问"\n', r"snippets/one/zh\.toml is not valid TOML: .*"),
-    ('"shape" = 3\n', r"snippets/one/zh\.toml: 'shape' must each be one line"),
-    ('d_k.value = "值"\n', r"snippets/one/zh\.toml: 'd_k' must each be one line .*quote the English"),
-    ('"head {}" = "头 {}"\n"mask" = "掩码"\n', r"snippets/one/zh\.toml repeats 'mask' of snippets/lib/zh\.toml"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('"query" = "查询"\n"query" = "问"\n', r"snippets/one/zh\.toml is not valid TOML: .*"),
+        ('"shape" = 3\n', r"snippets/one/zh\.toml: 'shape' must each be one line"),
+        ('d_k.value = "值"\n', r"snippets/one/zh\.toml: 'd_k' must each be one line .*quote the English"),
+        ('"head {}" = "头 {}"\n"mask" = "掩码"\n', r"snippets/one/zh\.toml repeats 'mask' of snippets/lib/zh\.toml"),
+    ],
+)
 def test_a_bad_catalog_fails_naming_the_file(catalogs, text, message):
     (catalogs / "lib" / "zh.toml").write_text('"mask" = "掩码"\n', encoding="utf-8")
     (catalogs / "one" / "zh.toml").write_text(text, encoding="utf-8")
@@ -114,7 +119,9 @@ def english_texts(chapter):
     texts, files = set(), nonempty_glob(GENERATED / chapter, "*/*")
     for svg in (p for p in files if p.suffix == ".svg" and not p.name.endswith(".zh.svg")):
         texts |= {html.unescape(t) for t in re.findall(r"<!-- (.*?) -->", svg.read_text(encoding="utf-8"), re.DOTALL)}
-    for path in (p for p in files if p.name.startswith("table-") and p.suffix == ".json" and not p.name.endswith(".zh.json")):
+    for path in (
+        p for p in files if p.name.startswith("table-") and p.suffix == ".json" and not p.name.endswith(".zh.json")
+    ):
         table = json.loads(path.read_text(encoding="utf-8"))
         texts |= {*table["header"], *(cell for row in table["rows"] for cell in row)}
     pieces = {line for text in texts for line in text.split("\n")}

@@ -18,13 +18,19 @@ def test_every_language_file_has_every_key_of_the_english_one():
     assert words("zh", "ledger")["status"]["passed"] == "✅ 已验证"
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda zh: zh["ledger"].pop("no_git"), "has no 'ledger.no_git'"),
-    (lambda zh: zh["explorables"]["masks"].pop("summary"), "has no 'explorables.masks.summary'"),
-    (lambda zh: zh["bench"].update(extra="x"), "has 'bench.extra', which en.toml does not"),
-    (lambda zh: zh["ledger"].update(from_run="状态来自 {commit}"), "'ledger.from_run' fills in ['commit'], en.toml"),
-    (lambda zh: zh["ledger"].update(claims={"one": "{n} 条"}), "the plural 'ledger.claims' has no 'other' form"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda zh: zh["ledger"].pop("no_git"), "has no 'ledger.no_git'"),
+        (lambda zh: zh["explorables"]["masks"].pop("summary"), "has no 'explorables.masks.summary'"),
+        (lambda zh: zh["bench"].update(extra="x"), "has 'bench.extra', which en.toml does not"),
+        (
+            lambda zh: zh["ledger"].update(from_run="状态来自 {commit}"),
+            "'ledger.from_run' fills in ['commit'], en.toml",
+        ),
+        (lambda zh: zh["ledger"].update(claims={"one": "{n} 条"}), "the plural 'ledger.claims' has no 'other' form"),
+    ],
+)
 def test_a_word_missing_in_one_language_is_named_with_its_file(change, message):
     english, chinese = (json.loads(json.dumps(_all()[language])) for language in ("en", "zh"))
     change(chinese)

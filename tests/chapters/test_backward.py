@@ -5,12 +5,9 @@ built entry by entry from its definition, and invariances of the loss (shifting 
 vector changes no weight). Published values of the backward chapter are read from values.json.
 """
 
-from support import flat_page, published
-
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import (
     causal_mask,
@@ -20,6 +17,7 @@ from lib.attention import (
     softmax_backward,
 )
 from lib.debug_tools import relative_error
+from support import flat_page, published
 
 H = 1e-5
 TOLERANCE = 1e-7
@@ -78,7 +76,8 @@ def attention_case(draw):
 @pytest.mark.claim(
     "The backward pass matches central finite differences in float64 to a relative error below 1e-7, "
     "for random shapes, broadcast batch dimensions, causal and random masks and fully masked rows (1000 cases)",
-    zh="在 float64 下，反向传播与中心有限差分的相对误差低于 1e-7，涵盖随机形状、广播的批量维度、因果掩码与随机掩码以及全被掩码的行（1000 个用例）",
+    zh="在 float64 下，反向传播与中心有限差分的相对误差低于 "
+    "1e-7，涵盖随机形状、广播的批量维度、因果掩码与随机掩码以及全被掩码的行（1000 个用例）",
 )
 def test_backward_matches_finite_differences(case):
     q, k, v, mask = case
@@ -96,8 +95,10 @@ def test_backward_matches_finite_differences(case):
     assert whole < TOLERANCE, f"relative error of the whole gradient {whole:.2e}"
 
 
-@pytest.mark.claim("A gradient missing the 1/sqrt(d_k) fails the finite-difference check with a relative error of order 1",
-                   zh="缺少 1/sqrt(d_k) 的梯度无法通过有限差分检验，相对误差在 1 的量级")
+@pytest.mark.claim(
+    "A gradient missing the 1/sqrt(d_k) fails the finite-difference check with a relative error of order 1",
+    zh="缺少 1/sqrt(d_k) 的梯度无法通过有限差分检验，相对误差在 1 的量级",
+)
 def test_finite_differences_catch_a_wrong_gradient():
     """The oracle is sharp: a gradient that is off by the 1/sqrt(d_k) factor fails it."""
     rng = np.random.default_rng(0)
@@ -110,8 +111,10 @@ def test_finite_differences_catch_a_wrong_gradient():
     assert off == pytest.approx(1 - 1 / np.sqrt(3), rel=1e-6)  # 0.42
 
 
-@pytest.mark.claim("The softmax vector-Jacobian product y * (dy - <dy, y>) equals J^T dy with J = diag(y) - y y^T",
-                   zh="softmax 的向量-雅可比矩阵乘积 y * (dy - <dy, y>) 等于 J^T dy，其中 J = diag(y) - y y^T")
+@pytest.mark.claim(
+    "The softmax vector-Jacobian product y * (dy - <dy, y>) equals J^T dy with J = diag(y) - y y^T",
+    zh="softmax 的向量-雅可比矩阵乘积 y * (dy - <dy, y>) 等于 J^T dy，其中 J = diag(y) - y y^T",
+)
 def test_softmax_backward_equals_explicit_jacobian():
     rng = np.random.default_rng(1)
     for n in (1, 2, 5, 9):
@@ -123,8 +126,10 @@ def test_softmax_backward_equals_explicit_jacobian():
         np.testing.assert_allclose(jacobian.sum(axis=1), 0, atol=1e-15)
 
 
-@pytest.mark.claim("A query whose keys are all masked gets exactly zero gradient for q, and passes none to k or v",
-                   zh="所有键都被掩码的查询，其 q 的梯度恰好为零，也不向 k 或 v 传递任何梯度")
+@pytest.mark.claim(
+    "A query whose keys are all masked gets exactly zero gradient for q, and passes none to k or v",
+    zh="所有键都被掩码的查询，其 q 的梯度恰好为零，也不向 k 或 v 传递任何梯度",
+)
 def test_fully_masked_query_gets_zero_gradient():
     rng = np.random.default_rng(2)
     q, k, v = rng.normal(size=(4, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
@@ -137,8 +142,10 @@ def test_fully_masked_query_gets_zero_gradient():
     assert (dq == 0).all() and (dk == 0).all() and (dv == 0).all()
 
 
-@pytest.mark.claim("Path 1: with the loss on one query's output, value j receives exactly w_ij times that gradient",
-                   zh="路径 1：损失只取一个查询的输出时，值 j 收到的恰好是该梯度的 w_ij 倍")
+@pytest.mark.claim(
+    "Path 1: with the loss on one query's output, value j receives exactly w_ij times that gradient",
+    zh="路径 1：损失只取一个查询的输出时，值 j 收到的恰好是该梯度的 w_ij 倍",
+)
 def test_value_path_is_the_weights_times_the_upstream_gradient():
     rng = np.random.default_rng(3)
     q, k, v = rng.normal(size=(6, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 3))
@@ -150,8 +157,10 @@ def test_value_path_is_the_weights_times_the_upstream_gradient():
     assert np.count_nonzero(np.abs(dq).sum(axis=1)) == 1  # only the query that the loss looks at
 
 
-@pytest.mark.claim("The key gradients sum to zero: moving every key by the same vector changes no weight",
-                   zh="键的梯度之和为零：把每个键都平移同一个向量不会改变任何权重")
+@pytest.mark.claim(
+    "The key gradients sum to zero: moving every key by the same vector changes no weight",
+    zh="键的梯度之和为零：把每个键都平移同一个向量不会改变任何权重",
+)
 def test_key_gradients_sum_to_zero():
     rng = np.random.default_rng(4)
     q, k, v = rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 7, 4)), rng.normal(size=(2, 7, 3))
@@ -219,7 +228,8 @@ def median_rms_dq(d_k, score_scale, n=500, seed=7):
 @pytest.mark.claim(
     "With the scale, the median query gradient grows with d_k up to about d_k = 32 and is flat after; without it, "
     "the median at d_k = 64 is still of the same size, and ten times smaller only from d_k = 256",
-    zh="有缩放时，查询梯度的中位数随 d_k 增大，直到 d_k 约为 32，之后保持平稳；没有缩放时，d_k 为 64 的中位数仍是同一量级，从 d_k 为 256 起才降到 1/10",
+    zh="有缩放时，查询梯度的中位数随 d_k 增大，直到 d_k 约为 32，之后保持平稳；没有缩放时，d_k 为 64 "
+    "的中位数仍是同一量级，从 d_k 为 256 起才降到 1/10",
 )
 def test_the_shape_of_the_median_query_gradient_over_d_k():
     scaled = {d: median_rms_dq(d, 1.0) for d in (2, 32, 64, 256)}
@@ -234,8 +244,10 @@ def test_the_shape_of_the_median_query_gradient_over_d_k():
     assert values["tenfold_dk"] == 256 and values["unscaled_peak_dk"] < 64
 
 
-@pytest.mark.claim("The backward chapter's finite-difference checks report relative errors below 1e-7",
-                   zh="反向传播一章的有限差分检验报告的相对误差低于 1e-7")
+@pytest.mark.claim(
+    "The backward chapter's finite-difference checks report relative errors below 1e-7",
+    zh="反向传播一章的有限差分检验报告的相对误差低于 1e-7",
+)
 def test_published_finite_difference_errors_are_small():
     assert published("backward/gradcheck")["max_rel_error"] < TOLERANCE
     assert published("backward/softmax")["rel_error_fd"] < TOLERANCE
@@ -243,9 +255,11 @@ def test_published_finite_difference_errors_are_small():
     assert published("backward/paths")["max_diff_core"] < 1e-15
 
 
-@pytest.mark.claim("In the paths example every key of 'cat' has a positive weight, so every value gets gradient; "
-                   "a masked key (weight 0) gets none",
-                   zh="在路径示例中，“cat” 的每个键都有正权重，所以每个值都得到梯度；被掩码的键（权重为 0）得不到梯度")
+@pytest.mark.claim(
+    "In the paths example every key of 'cat' has a positive weight, so every value gets gradient; "
+    "a masked key (weight 0) gets none",
+    zh="在路径示例中，“cat” 的每个键都有正权重，所以每个值都得到梯度；被掩码的键（权重为 0）得不到梯度",
+)
 def test_every_value_gets_gradient_unless_masked():
     from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 

@@ -6,17 +6,28 @@ import subprocess
 import sys
 
 import pytest
+
 from scripts import bench
 from scripts.pipeline import references
-from support import english_words, REPO
+from support import REPO, english_words
 
 MEASURED = REPO / "docs" / "measured"
 
 
 def check_structure(result, text):
     machine = result["machine"]
-    for key in ("cpu", "logical_cpus", "usable_cpus", "platform", "python", "numpy", "blas", "thread_env",
-                "load_average_start", "load_average_end"):
+    for key in (
+        "cpu",
+        "logical_cpus",
+        "usable_cpus",
+        "platform",
+        "python",
+        "numpy",
+        "blas",
+        "thread_env",
+        "load_average_start",
+        "load_average_end",
+    ):
         assert key in machine, key
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", result["date"])
     tiling, mha = result["settings"]["tiling"], result["settings"]["mha"]
@@ -55,7 +66,9 @@ def check_chinese(result, english, chinese):
     english_sections, chinese_sections = references.sections(english), references.sections(chinese)
     assert set(chinese_sections) == set(english_sections)
     for name, text in chinese_sections.items():
-        assert sorted(re.findall(r"\d+(?:\.\d+)?", text)) == sorted(re.findall(r"\d+(?:\.\d+)?", english_sections[name])), name
+        assert sorted(re.findall(r"\d+(?:\.\d+)?", text)) == sorted(
+            re.findall(r"\d+(?:\.\d+)?", english_sections[name])
+        ), name
         assert len(text.splitlines()) == len(english_sections[name].splitlines()), name
     words = chinese_sections["machine"] + chinese_sections["tiling"] + chinese_sections["mha"]
     for name in machine_words(result):
@@ -65,8 +78,14 @@ def check_chinese(result, english, chinese):
 
 
 def test_quick_bench_writes_json_and_markdown(tmp_path):
-    subprocess.run([sys.executable, "-m", "scripts.bench", "--quick", "--out", str(tmp_path)], cwd=REPO, check=True,
-                   capture_output=True, text=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "scripts.bench", "--quick", "--out", str(tmp_path)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     result = json.loads((tmp_path / "bench.json").read_text())
     assert result["quick"] is True
     check_structure(result, (tmp_path / "bench.md").read_text())
@@ -89,8 +108,10 @@ def test_render_rewrites_both_markdown_files_from_the_json_alone(tmp_path):
         assert (tmp_path / name).read_text(encoding="utf-8") == (MEASURED / name).read_text(encoding="utf-8"), name
 
 
-@pytest.mark.claim("the Benchmarks page shows the committed measurements, labelled with machine and date, and no typed timings",
-                   zh="基准测试页展示已提交的测量结果，注明机器和日期，正文中没有手写的计时")
+@pytest.mark.claim(
+    "the Benchmarks page shows the committed measurements, labelled with machine and date, and no typed timings",
+    zh="基准测试页展示已提交的测量结果，注明机器和日期，正文中没有手写的计时",
+)
 def test_benchmarks_page_includes_the_measured_tables():
     page = (REPO / "docs" / "benchmarks.md").read_text()
     for section in ("machine", "tiling", "mha"):

@@ -7,9 +7,9 @@ import re
 
 import pytest
 from fontTools.ttLib import TTFont
-from support import GENERATED, nonempty_glob, published, run_snippet
 
 from lib.plotting import CJK_FONT
+from support import GENERATED, nonempty_glob, published, run_snippet
 
 FIGURES = GENERATED / "scaled_dot_product/chinese"
 
@@ -23,11 +23,15 @@ def font_path():
 
 def glyph_ids(svg):
     """{(font, glyph index)} of the glyphs an SVG drawn by matplotlib defines (text as paths)."""
-    return {(font, int(index, 16)) for font, index in re.findall(r'<path id="([A-Za-z]+(?:-[A-Za-z]+)?)-([0-9a-f]+)"', svg)}
+    return {
+        (font, int(index, 16)) for font, index in re.findall(r'<path id="([A-Za-z]+(?:-[A-Za-z]+)?)-([0-9a-f]+)"', svg)
+    }
 
 
-@pytest.mark.claim("The Chinese heatmap draws every Chinese character with the CJK font's glyph, none as a missing-glyph box",
-                   zh="中文热力图用中日韩字体的字形绘制每个汉字，没有一个画成缺字方框")
+@pytest.mark.claim(
+    "The Chinese heatmap draws every Chinese character with the CJK font's glyph, none as a missing-glyph box",
+    zh="中文热力图用中日韩字体的字形绘制每个汉字，没有一个画成缺字方框",
+)
 @pytest.mark.parametrize("figure", ["weights.svg", "weights.zh.svg"])
 def test_every_chinese_character_is_drawn_with_its_own_glyph(figure):
     font = TTFont(str(font_path()), lazy=True)
@@ -59,8 +63,10 @@ def test_the_build_draws_chinese_figures():
     assert len(CHINESE_FIGURES) == len(english)
 
 
-@pytest.mark.claim("Every Chinese figure draws each of its Chinese characters with Noto Sans SC's own glyph",
-                   zh="每张中文图都用 Noto Sans SC 自身的字形绘制其中的每个汉字")
+@pytest.mark.claim(
+    "Every Chinese figure draws each of its Chinese characters with Noto Sans SC's own glyph",
+    zh="每张中文图都用 Noto Sans SC 自身的字形绘制其中的每个汉字",
+)
 @pytest.mark.parametrize("figure", CHINESE_FIGURES, ids=lambda p: str(p.relative_to(GENERATED)))
 def test_every_chinese_figure_draws_its_characters_with_noto_sans_sc(figure):
     font = TTFont(str(font_path()), lazy=True)
@@ -86,7 +92,10 @@ def test_both_language_versions_show_the_same_weights():
 
 
 def test_the_description_names_each_rows_largest_weight():
-    weights, tokens = run_snippet("scaled_dot_product/chinese")["weights"], run_snippet("scaled_dot_product/chinese")["tokens"]
+    weights, tokens = (
+        run_snippet("scaled_dot_product/chinese")["weights"],
+        run_snippet("scaled_dot_product/chinese")["tokens"],
+    )
     for language in ("description", "description_zh"):
         text = published("scaled_dot_product/chinese")[language]
         for row, column in enumerate(weights.argmax(axis=1)):

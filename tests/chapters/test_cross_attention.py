@@ -3,10 +3,10 @@ and the source's keys and values computed once while the target is generated."""
 
 import numpy as np
 import pytest
-from support import flat_page, oracle_attention, published, published_table, run_snippet
 
 from lib.attention import padding_mask
 from lib.encoder_decoder import cross_attention, source_keys_values
+from support import flat_page, oracle_attention, published, published_table, run_snippet
 
 
 def cross_oracle(x, memory, w_q, w_k, w_v, w_o, n_heads, source_lengths):
@@ -19,8 +19,12 @@ def cross_oracle(x, memory, w_q, w_k, w_v, w_o, n_heads, source_lengths):
         heads, head_weights = [], []
         for head in range(n_heads):
             cols = slice(head * d_head, (head + 1) * d_head)
-            out, w = oracle_attention((x[b] @ w_q[:, cols]).tolist(), (memory[b] @ w_k[:, cols]).tolist(),
-                                      (memory[b] @ w_v[:, cols]).tolist(), allowed)
+            out, w = oracle_attention(
+                (x[b] @ w_q[:, cols]).tolist(),
+                (memory[b] @ w_k[:, cols]).tolist(),
+                (memory[b] @ w_v[:, cols]).tolist(),
+                allowed,
+            )
             heads.append(np.array(out))
             head_weights.append(w)
         outputs.append(np.hstack(heads) @ w_o)
@@ -28,9 +32,12 @@ def cross_oracle(x, memory, w_q, w_k, w_v, w_o, n_heads, source_lengths):
     return np.array(outputs), np.array(weights)
 
 
-@pytest.mark.claim("Cross-attention (queries from one sequence, keys and values from another, a source padding mask) "
-                   "equals plain loops over queries and keys, with L_q != L_k",
-                   zh="交叉注意力（查询来自一个序列，键和值来自另一个序列，加上源序列填充掩码）在 L_q != L_k 时等于对查询和键的普通循环")
+@pytest.mark.claim(
+    "Cross-attention (queries from one sequence, keys and values from another, a source padding mask) "
+    "equals plain loops over queries and keys, with L_q != L_k",
+    zh="交叉注意力（查询来自一个序列，键和值来自另一个序列，加上源序列填充掩码）在 L_q != L_k "
+    "时等于对查询和键的普通循环",
+)
 @pytest.mark.parametrize("l_q,l_k,n_heads", [(1, 6, 2), (4, 7, 2), (5, 3, 4)])
 def test_cross_attention_against_loops(l_q, l_k, n_heads):
     rng = np.random.default_rng(l_q * 10 + l_k)
@@ -38,8 +45,9 @@ def test_cross_attention_against_loops(l_q, l_k, n_heads):
     w_q, w_k, w_v, w_o = rng.normal(scale=d_model**-0.5, size=(4, d_model, d_model))
     x, memory = rng.normal(size=(2, l_q, d_model)), rng.normal(size=(2, l_k, d_model))
     lengths = np.array([l_k, max(1, l_k - 2)])
-    out, weights = cross_attention(x, source_keys_values(memory, w_k, w_v, n_heads), w_q, w_o, n_heads,
-                                   padding_mask(lengths, l_k))
+    out, weights = cross_attention(
+        x, source_keys_values(memory, w_k, w_v, n_heads), w_q, w_o, n_heads, padding_mask(lengths, l_k)
+    )
     want_out, want_w = cross_oracle(x, memory, w_q, w_k, w_v, w_o, n_heads, lengths)
     assert weights.shape == (2, n_heads, l_q, l_k) and out.shape == (2, l_q, d_model)
     np.testing.assert_allclose(weights, want_w, atol=1e-12)
@@ -51,7 +59,9 @@ def test_wrong_masks_and_shapes_are_refused_with_their_shapes():
     w = rng.normal(size=(4, 8, 8))
     kv = source_keys_values(rng.normal(size=(2, 7, 8)), w[1], w[2], 2)
     x = rng.normal(size=(2, 4, 8))
-    with pytest.raises(ValueError, match=r"mask of shape \(2, 1, 1, 4\) does not broadcast to the scores' shape \(2, 2, 4, 7\)"):
+    with pytest.raises(
+        ValueError, match=r"mask of shape \(2, 1, 1, 4\) does not broadcast to the scores' shape \(2, 2, 4, 7\)"
+    ):
         cross_attention(x, kv, w[0], w[3], 2, padding_mask(np.array([4, 2]), 4))  # a mask over the target's length
     with pytest.raises(ValueError, match=r"source_mask must be \(\.\.\., L_q or 1, L_k\), got shape \(7,\)"):
         cross_attention(x, kv, w[0], w[3], 2, np.ones(7, dtype=bool))
@@ -68,26 +78,36 @@ def test_the_snippet_values_describe_its_weights_and_figure():
     assert weights.shape == (values["batch_size"], values["n_heads"], values["l_q"], values["l_k"])
     assert values["l_q"] != values["l_k"]  # rectangular: the figure is not square
     assert values["l_k"] - values["source_2_length"] == 3  # the alt text's "three pad columns"
-    assert values["max_pad_weight"] == 0.0 and (weights[1][..., lengths[1]:] == 0).all()
+    assert values["max_pad_weight"] == 0.0 and (weights[1][..., lengths[1] :] == 0).all()
     assert (weights[0] > 0).all()  # sentence 1 (no padding): every cell carries weight, the first row too
     assert values["first_query_sees_whole_source"] is True and values["rows_sum_to_one"] is True
     np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
     # the figure's rows are the target tokens (queries), its columns the source tokens (keys)
-    assert values["target_1"].split() == snippet["targets"][0] and values["source_2"].split() == snippet["src_tokens"][1]
+    assert (
+        values["target_1"].split() == snippet["targets"][0] and values["source_2"].split() == snippet["src_tokens"][1]
+    )
 
 
 def test_the_shapes_table_follows_from_the_symbols():
     values = published("cross_attention/attend")
-    sizes = {"B": values["batch_size"], "h": values["n_heads"], "L_q": values["l_q"], "L_k": values["l_k"],
-             "d_model": 8, "d_head": 8 // values["n_heads"]}
+    sizes = {
+        "B": values["batch_size"],
+        "h": values["n_heads"],
+        "L_q": values["l_q"],
+        "L_k": values["l_k"],
+        "d_model": 8,
+        "d_head": 8 // values["n_heads"],
+    }
     for row in published_table("cross_attention/attend", "shapes"):
         symbols = row["shape in symbols"].strip("()").split(", ")
         assert row["shape here"] == str(tuple(int(s) if s.isdigit() else sizes[s] for s in symbols)), row
 
 
-@pytest.mark.claim("Generating with cross-attention, the source's keys and values are projected once and the steps "
-                   "equal one call on the whole target",
-                   zh="用交叉注意力生成时，源序列的键和值只投影一次，逐步计算等于对整个目标序列的一次调用")
+@pytest.mark.claim(
+    "Generating with cross-attention, the source's keys and values are projected once and the steps "
+    "equal one call on the whole target",
+    zh="用交叉注意力生成时，源序列的键和值只投影一次，逐步计算等于对整个目标序列的一次调用",
+)
 def test_decoding_reuses_the_source_keys_and_values():
     snippet = run_snippet("cross_attention/decode")
     values = published("cross_attention/decode")
@@ -105,6 +125,9 @@ def test_decoding_reuses_the_source_keys_and_values():
 def test_the_page_quotes_the_paper_and_labels_the_axes():
     page = flat_page("cross-attention.md")
     assert "Vaswani et al. 2017, section 3.2.3" in page
-    assert '"the queries come from the previous decoder layer, and the memory keys and values come from the output of the encoder"' in page
+    assert (
+        '"the queries come from the previous decoder layer, and the memory keys and values come from the output of '
+        'the encoder"' in page
+    )
     assert '"all of the keys, values and queries come from the same place"' in page
     assert "queries from the target as rows, keys from the source as columns" in page

@@ -5,15 +5,12 @@ exact softmax in Decimal arithmetic, and perturbation tests written out here rat
 debug_tools.future_leak.
 """
 
-from scripts.pipeline.published import values as published_values
 import math
 from decimal import Decimal, getcontext
 
 import numpy as np
 import pytest
-from support import GENERATED, oracle_attention, positional_encoding, published_table, REPO
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import (
     causal_mask,
@@ -34,6 +31,8 @@ from lib.debug_tools import (
     relative_error,
     weight_stats,
 )
+from scripts.pipeline.published import values as published_values
+from support import GENERATED, REPO, oracle_attention, positional_encoding, published_table
 
 PAGE = REPO / "docs" / "debugging.md"
 
@@ -73,8 +72,10 @@ def seed_style(x, w_q, w_k, w_v, h=2):
     return naive_softmax(scores) @ v
 
 
-@pytest.mark.claim("Seed 000's hard-coded 6×6 mask raises 'operands could not be broadcast together' for any other length",
-                   zh="种子教程 000 写死的 6×6 掩码在其他任何长度下都会引发“operands could not be broadcast together”")
+@pytest.mark.claim(
+    "Seed 000's hard-coded 6×6 mask raises 'operands could not be broadcast together' for any other length",
+    zh="种子教程 000 写死的 6×6 掩码在其他任何长度下都会引发“operands could not be broadcast together”",
+)
 @pytest.mark.parametrize("L", [3, 5, 7, 9])
 def test_seed_mask_breaks_for_other_lengths(L):
     x, w_q, w_k, w_v = rng.normal(size=(L, 8)), *rng.normal(scale=8**-0.5, size=(3, 8, 8))
@@ -83,8 +84,10 @@ def test_seed_mask_breaks_for_other_lengths(L):
     assert capture_error(lambda: seed_style(x[:6] if L >= 6 else np.resize(x, (6, 8)), w_q, w_k, w_v)) is None
 
 
-@pytest.mark.claim("A causal mask built from the sentence's own length removes the broadcast error and matches a loop oracle",
-                   zh="按句子自身长度构建的因果掩码消除了广播错误，并与循环参照实现一致")
+@pytest.mark.claim(
+    "A causal mask built from the sentence's own length removes the broadcast error and matches a loop oracle",
+    zh="按句子自身长度构建的因果掩码消除了广播错误，并与循环参照实现一致",
+)
 @pytest.mark.parametrize("L", [1, 5, 6, 7, 11])
 def test_length_mask_fix_matches_loop_oracle(L):
     q, k, v = rng.normal(size=(3, L, 4))
@@ -95,23 +98,34 @@ def test_length_mask_fix_matches_loop_oracle(L):
     np.testing.assert_allclose(weights, want_w, rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.claim("The seed's check print(Q.shape, K.shape, V.shape) shows healthy shapes; the failing operands are scores and mask",
-                   zh="种子教程的检查 print(Q.shape, K.shape, V.shape) 显示的形状正常；出错的操作数是 scores 和 mask")
+@pytest.mark.claim(
+    "The seed's check print(Q.shape, K.shape, V.shape) shows healthy shapes; the failing operands are scores and mask",
+    zh="种子教程的检查 print(Q.shape, K.shape, V.shape) 显示的形状正常；出错的操作数是 scores 和 mask",
+)
 def test_page_shape_messages_are_the_real_ones():
     vals = values("debugging/shapes")
     assert vals["seed_broadcast_error"]["value"].startswith("ValueError: operands could not be broadcast together")
     assert "mismatch in its core dimension" in vals["naive_matmul_error"]["value"]
     assert "broadcast" not in vals["naive_matmul_error"]["value"]
-    assert vals["core_qk_error"]["value"] == "ValueError: q and k must share the last dimension d_k; got q (7, 64), k (7, 128)"
-    assert vals["core_mask_error"]["value"] == "ValueError: mask of shape (6, 6) does not broadcast to the scores' shape (7, 7)"
+    assert (
+        vals["core_qk_error"]["value"]
+        == "ValueError: q and k must share the last dimension d_k; got q (7, 64), k (7, 128)"
+    )
+    assert (
+        vals["core_mask_error"]["value"]
+        == "ValueError: mask of shape (6, 6) does not broadcast to the scores' shape (7, 7)"
+    )
     assert "could not be broadcast together" in vals["batch_broadcast_error"]["value"]
     stdout = (GENERATED / "debugging/shapes" / "stdout.txt").read_text()
     assert "seed's check  -> Q (7, 64), K (7, 64), V (7, 64)" in stdout
     assert "better check  -> scores (7, 7), mask (6, 6)" in stdout
 
 
-@pytest.mark.claim("reshape(h, L, d_head) without a transpose gives the right shape and wrong heads; reshape(L, h, d_head) + transpose is right",
-                   zh="不加 transpose 的 reshape(h, L, d_head) 得到正确的形状和错误的头；reshape(L, h, d_head) 加 transpose 才正确")
+@pytest.mark.claim(
+    "reshape(h, L, d_head) without a transpose gives the right shape and wrong heads; reshape(L, h, d_head) + "
+    "transpose is right",
+    zh="不加 transpose 的 reshape(h, L, d_head) 得到正确的形状和错误的头；reshape(L, h, d_head) 加 transpose 才正确",
+)
 @given(st.integers(2, 6), st.sampled_from([1, 2, 4]), st.integers(1, 4))
 def test_head_split_right_and_wrong(L, h, d_head):
     local = np.random.default_rng(L * 100 + h * 10 + d_head)
@@ -138,8 +152,11 @@ def head_weights(std, d_model=128, d_k=64, L=7, seed=11):
     return scores, softmax(scores)
 
 
-@pytest.mark.claim("With W_q, W_k of standard deviation 1 the rows are one-hot even after dividing by sqrt(d_k); std 1/sqrt(d_model) fixes it",
-                   zh="W_q、W_k 的标准差为 1 时，即使除以 sqrt(d_k)，各行仍是独热的；标准差取 1/sqrt(d_model) 即可修正")
+@pytest.mark.claim(
+    "With W_q, W_k of standard deviation 1 the rows are one-hot even after dividing by sqrt(d_k); std "
+    "1/sqrt(d_model) fixes it",
+    zh="W_q、W_k 的标准差为 1 时，即使除以 sqrt(d_k)，各行仍是独热的；标准差取 1/sqrt(d_model) 即可修正",
+)
 @pytest.mark.parametrize("seed", range(5))
 def test_init_scale_not_the_divisor_causes_one_hot_rows(seed):
     scores, weights = head_weights(1.0, seed=seed)
@@ -154,8 +171,10 @@ def test_init_scale_not_the_divisor_causes_one_hot_rows(seed):
     assert softmax(d_model_scores).max(axis=-1).mean() > 0.9
 
 
-@pytest.mark.claim("Scaled scores have standard deviation close to d_model * var(x) * var(W)",
-                   zh="缩放后分数的标准差接近 d_model * var(x) * var(W)")
+@pytest.mark.claim(
+    "Scaled scores have standard deviation close to d_model * var(x) * var(W)",
+    zh="缩放后分数的标准差接近 d_model * var(x) * var(W)",
+)
 @pytest.mark.parametrize("std", [1.0, 128**-0.5, 0.01])
 def test_score_std_formula(std):
     local = np.random.default_rng(5)
@@ -166,8 +185,10 @@ def test_score_std_formula(std):
     assert scores.std() == pytest.approx(predicted, rel=0.25)
 
 
-@pytest.mark.claim("Seed 003's init (std 0.01) gives a 'dead head': every weight within 0.01 of 1/L",
-                   zh="种子教程 003 的初始化（标准差 0.01）产生“死头”：每个权重与 1/L 相差不到 0.01")
+@pytest.mark.claim(
+    "Seed 003's init (std 0.01) gives a 'dead head': every weight within 0.01 of 1/L",
+    zh="种子教程 003 的初始化（标准差 0.01）产生“死头”：每个权重与 1/L 相差不到 0.01",
+)
 @pytest.mark.parametrize("L", [5, 6, 7])
 def test_small_init_gives_uniform_rows(L):
     _, weights = head_weights(0.01, L=L)
@@ -180,8 +201,11 @@ def test_small_init_gives_uniform_rows(L):
 # ---------------------------------------------------------------- NaN from overflow
 
 
-@pytest.mark.claim("The naive softmax turns rows into NaN once a score exceeds log(float64 max) ≈ 709.78; subtracting the row max is exact",
-                   zh="一旦某个分数超过 log(float64 max) ≈ 709.78，朴素 softmax 就把整行变成 NaN；减去行最大值是精确的")
+@pytest.mark.claim(
+    "The naive softmax turns rows into NaN once a score exceeds log(float64 max) ≈ 709.78; subtracting the row max "
+    "is exact",
+    zh="一旦某个分数超过 log(float64 max) ≈ 709.78，朴素 softmax 就把整行变成 NaN；减去行最大值是精确的",
+)
 @given(st.lists(st.floats(-2000, 2000), min_size=2, max_size=6))
 def test_max_subtraction_is_exact_where_naive_overflows(row):
     row = np.array(row)
@@ -192,8 +216,10 @@ def test_max_subtraction_is_exact_where_naive_overflows(row):
     np.testing.assert_allclose(softmax(row), exact_softmax(row), rtol=1e-12, atol=1e-300)
 
 
-@pytest.mark.claim("np.clip(scores, -50, 50) removes the NaN but changes the weights and zeroes the gradient of clipped scores",
-                   zh="np.clip(scores, -50, 50) 消除了 NaN，但改变了权重，并使被截断分数的梯度为零")
+@pytest.mark.claim(
+    "np.clip(scores, -50, 50) removes the NaN but changes the weights and zeroes the gradient of clipped scores",
+    zh="np.clip(scores, -50, 50) 消除了 NaN，但改变了权重，并使被截断分数的梯度为零",
+)
 def test_clip_distorts_weights_and_gradients():
     row = np.array([120.0, 80.0, 60.0, 0.0])
     clipped = naive_softmax(np.clip(row, -50, 50))
@@ -211,8 +237,11 @@ def test_clip_distorts_weights_and_gradients():
 # ---------------------------------------------------------------- NaN in fully masked rows
 
 
-@pytest.mark.claim("A query with no visible key gives NaN with -inf and the naive softmax, a uniform row with a -1e9 fill, zeros in the core",
-                   zh="没有可见键的查询：用 -inf 加朴素 softmax 得到 NaN，用 -1e9 填充得到均匀的行，核心实现给出全零")
+@pytest.mark.claim(
+    "A query with no visible key gives NaN with -inf and the naive softmax, a uniform row with a -1e9 fill, zeros in "
+    "the core",
+    zh="没有可见键的查询：用 -inf 加朴素 softmax 得到 NaN，用 -1e9 填充得到均匀的行，核心实现给出全零",
+)
 @pytest.mark.parametrize("L", [2, 5, 8])
 def test_fully_masked_rows(L):
     scores = rng.normal(size=(L, L))
@@ -250,9 +279,12 @@ def test_the_page_runs_seed_000s_own_masking_lines():
     assert "seed_scores = scores - 1e9 * mask" in source and "naive_softmax(seed_scores)" in source
 
 
-@pytest.mark.claim("Seed 000 subtracts 1e9 from masked scores: a row with no visible key is NaN with its exp/sum softmax "
-                   "and the unmasked row with a max-subtracting softmax, not a uniform row",
-                   zh="种子教程 000 从被掩码的分数中减去 1e9：没有可见键的行，用它的 exp/sum softmax 得到 NaN，用减最大值的 softmax 得到未加掩码时的行，而不是均匀的行")
+@pytest.mark.claim(
+    "Seed 000 subtracts 1e9 from masked scores: a row with no visible key is NaN with its exp/sum softmax "
+    "and the unmasked row with a max-subtracting softmax, not a uniform row",
+    zh="种子教程 000 从被掩码的分数中减去 1e9：没有可见键的行，用它的 exp/sum softmax 得到 NaN，用减最大值的 softmax "
+    "得到未加掩码时的行，而不是均匀的行",
+)
 @pytest.mark.parametrize("L", [2, 5, 8])
 def test_seed_000_subtraction_on_a_row_with_no_visible_key(L):
     scores = rng.normal(size=(L, L))
@@ -270,10 +302,13 @@ def test_seed_000_subtraction_on_a_row_with_no_visible_key(L):
     assert vals["seed_stable_row0_future_weight"]["value"] > 0.5
 
 
-@pytest.mark.claim("In float32, s - 1e9 rounds to exactly -1e9 for |s| < 32, so seed 000's line gives a uniform row; "
-                   "in float16, 1e9 is inf and the line makes every row NaN; -1e4 fits in float16",
-                   zh="在 float32 下，|s| < 32 时 s - 1e9 恰好舍入为 -1e9，所以种子教程 000 的这行代码得到均匀的行；在 float16 下，1e9 是 inf，这行代码使每一行"
-                      "都变成 NaN；-1e4 能用 float16 表示")
+@pytest.mark.claim(
+    "In float32, s - 1e9 rounds to exactly -1e9 for |s| < 32, so seed 000's line gives a uniform row; "
+    "in float16, 1e9 is inf and the line makes every row NaN; -1e4 fits in float16",
+    zh="在 float32 下，|s| < 32 时 s - 1e9 恰好舍入为 -1e9，所以种子教程 000 的这行代码得到均匀的行；在 float16 "
+    "下，1e9 是 inf，这行代码使每一行"
+    "都变成 NaN；-1e4 能用 float16 表示",
+)
 def test_seed_000_constant_in_float32_and_float16():
     small = np.linspace(-31, 31, 101, dtype=np.float32)
     assert (small - np.float32(1e9) == np.float32(-1e9)).all()  # the scores are lost
@@ -296,8 +331,11 @@ def test_seed_000_constant_in_float32_and_float16():
     assert vals["float32_spacing_at_1e9"]["value"] == 64.0
 
 
-@pytest.mark.claim("The core keeps a NaN visible: one NaN in a query gives a NaN output row there, and rows with no visible key stay zero",
-                   zh="核心实现让 NaN 保持可见：查询中有一个 NaN，该处的输出行就是 NaN，而没有可见键的行仍为零")
+@pytest.mark.claim(
+    "The core keeps a NaN visible: one NaN in a query gives a NaN output row there, and rows with no visible key "
+    "stay zero",
+    zh="核心实现让 NaN 保持可见：查询中有一个 NaN，该处的输出行就是 NaN，而没有可见键的行仍为零",
+)
 def test_published_nan_propagation():
     vals = values("debugging/masked_rows")
     assert vals["core_nan_rows"]["value"] == '"cat"' and vals["core_zero_rows"]["value"] == 2
@@ -313,8 +351,11 @@ def test_published_nan_propagation():
 # ---------------------------------------------------------------- gradients through a mask
 
 
-@pytest.mark.claim("The gradient reaching a masked score is exactly 0 and no NaN appears: '.detach() before masking causes NaN' is wrong",
-                   zh="到达被掩码分数的梯度恰好为 0，且不出现 NaN：“掩码前 .detach() 会导致 NaN”的说法是错的")
+@pytest.mark.claim(
+    "The gradient reaching a masked score is exactly 0 and no NaN appears: '.detach() before masking causes NaN' is "
+    "wrong",
+    zh="到达被掩码分数的梯度恰好为 0，且不出现 NaN：“掩码前 .detach() 会导致 NaN”的说法是错的",
+)
 @pytest.mark.parametrize("L", [2, 4, 7])
 def test_gradient_at_masked_scores_is_zero(L):
     local = np.random.default_rng(L)
@@ -330,16 +371,21 @@ def test_gradient_at_masked_scores_is_zero(L):
     assert relative_error(dq, numeric_gradient(loss, q)) < 1e-6
 
 
-@pytest.mark.claim("The core backward pass agrees with finite differences (gradcheck) to about 1e-9",
-                   zh="核心实现的反向传播与有限差分（gradcheck）的吻合程度约为 1e-9")
+@pytest.mark.claim(
+    "The core backward pass agrees with finite differences (gradcheck) to about 1e-9",
+    zh="核心实现的反向传播与有限差分（gradcheck）的吻合程度约为 1e-9",
+)
 def test_published_gradcheck():
     vals = values("debugging/gradients")
     assert vals["gradcheck_worst"]["value"] < 1e-8  # "about 1e-9"
     assert vals["masked_grad_max"]["value"] == 0.0
 
 
-@pytest.mark.claim("An L1 penalty on attention weights is constant (each row sums to 1), so its gradient is 0; an entropy penalty is not",
-                   zh="对注意力权重施加的 L1 惩罚是常数（每行之和为 1），所以其梯度为 0；熵惩罚则不然")
+@pytest.mark.claim(
+    "An L1 penalty on attention weights is constant (each row sums to 1), so its gradient is 0; an entropy penalty "
+    "is not",
+    zh="对注意力权重施加的 L1 惩罚是常数（每行之和为 1），所以其梯度为 0；熵惩罚则不然",
+)
 @given(st.lists(st.floats(-20, 20), min_size=2, max_size=8))
 def test_l1_penalty_has_zero_gradient(row):
     scores = np.array(row)
@@ -363,8 +409,11 @@ def test_published_penalty_descent():
 # ---------------------------------------------------------------- padding
 
 
-@pytest.mark.claim("Without a padding mask real tokens put weight on [PAD] and their outputs depend on the padding; padding_mask removes both",
-                   zh="没有填充掩码时，真实词元会把权重放在 [PAD] 上，其输出也依赖于填充；padding_mask 消除了这两个问题")
+@pytest.mark.claim(
+    "Without a padding mask real tokens put weight on [PAD] and their outputs depend on the padding; padding_mask "
+    "removes both",
+    zh="没有填充掩码时，真实词元会把权重放在 [PAD] 上，其输出也依赖于填充；padding_mask 消除了这两个问题",
+)
 @pytest.mark.parametrize("n_real,n", [(2, 5), (4, 7), (4, 10)])
 def test_padding_mask_fix(n_real, n):
     local = np.random.default_rng(n_real * n)
@@ -399,8 +448,10 @@ def leak_by_hand(mask, x, w):
     return worst
 
 
-@pytest.mark.claim("causal_mask(L) leaks nothing from the future; no mask, np.tril(k=1) and the inverted np.triu(k=1) all leak",
-                   zh="causal_mask(L) 不泄露任何未来信息；不加掩码、np.tril(k=1) 和取反的 np.triu(k=1) 都会泄露")
+@pytest.mark.claim(
+    "causal_mask(L) leaks nothing from the future; no mask, np.tril(k=1) and the inverted np.triu(k=1) all leak",
+    zh="causal_mask(L) 不泄露任何未来信息；不加掩码、np.tril(k=1) 和取反的 np.triu(k=1) 都会泄露",
+)
 @pytest.mark.parametrize("L", [3, 7])
 def test_future_leak_detects_bugs_and_passes_the_fix(L):
     local = np.random.default_rng(L)
@@ -410,13 +461,18 @@ def test_future_leak_detects_bugs_and_passes_the_fix(L):
     for bad in (ones.astype(bool), np.tril(ones, k=1).astype(bool), np.triu(ones, k=1).astype(bool)):
         assert leak_by_hand(bad, x, w) > 1e-3
         assert future_leak(lambda x_: scaled_dot_product_attention(x_ @ w[0], x_ @ w[1], x_ @ w[2], bad)[0], x) > 1e-3
-    assert future_leak(lambda x_: scaled_dot_product_attention(x_ @ w[0], x_ @ w[1], x_ @ w[2], causal_mask(L))[0], x) == 0.0
+    assert (
+        future_leak(lambda x_: scaled_dot_product_attention(x_ @ w[0], x_ @ w[1], x_ @ w[2], causal_mask(L))[0], x)
+        == 0.0
+    )
     assert value("debugging/leak", "leak_causal") == 0.0
     assert min(value("debugging/leak", n) for n in ("leak_none", "leak_off_by_one", "leak_inverted")) > 0.1
 
 
-@pytest.mark.claim("Subtracting the mask after the softmax gives weights near -1e9, not an 'ineffective' mask",
-                   zh="在 softmax 之后减去掩码得到接近 -1e9 的权重，而不是“不起作用”的掩码")
+@pytest.mark.claim(
+    "Subtracting the mask after the softmax gives weights near -1e9, not an 'ineffective' mask",
+    zh="在 softmax 之后减去掩码得到接近 -1e9 的权重，而不是“不起作用”的掩码",
+)
 def test_mask_after_softmax():
     scores = rng.normal(size=(5, 5))
     after = softmax(scores) - 1e9 * np.triu(np.ones((5, 5)), k=1)
@@ -434,8 +490,11 @@ def multiply_after_softmax(x, w, renormalise=False):
     return weights @ v
 
 
-@pytest.mark.claim("Multiplying the weights by the mask after the softmax leaks the future: the denominator still sums over future keys",
-                   zh="在 softmax 之后把权重乘以掩码会泄露未来信息：分母仍对未来的键求和")
+@pytest.mark.claim(
+    "Multiplying the weights by the mask after the softmax leaks the future: the denominator still sums over future "
+    "keys",
+    zh="在 softmax 之后把权重乘以掩码会泄露未来信息：分母仍对未来的键求和",
+)
 @pytest.mark.parametrize("L", [3, 7])
 def test_multiplying_by_the_mask_after_the_softmax_leaks(L):
     local = np.random.default_rng(L + 100)
@@ -454,8 +513,10 @@ def test_multiplying_by_the_mask_after_the_softmax_leaks(L):
 # ---------------------------------------------------------------- the first word
 
 
-@pytest.mark.claim("Sinusoidal encodings already peak at exactly 1, so pos_enc / np.max(np.abs(pos_enc)) changes nothing",
-                   zh="正弦位置编码的峰值本来就恰好是 1，所以 pos_enc / np.max(np.abs(pos_enc)) 不改变任何东西")
+@pytest.mark.claim(
+    "Sinusoidal encodings already peak at exactly 1, so pos_enc / np.max(np.abs(pos_enc)) changes nothing",
+    zh="正弦位置编码的峰值本来就恰好是 1，所以 pos_enc / np.max(np.abs(pos_enc)) 不改变任何东西",
+)
 @given(st.integers(1, 80), st.sampled_from([2, 8, 64, 128]))
 def test_pe_normalisation_is_a_no_op(n, d_model):
     pe = sinusoidal_positions(n, d_model)
@@ -470,8 +531,10 @@ def test_pe_normalisation_is_a_no_op_at_the_page_sizes():
         np.testing.assert_array_equal(pe / np.max(np.abs(pe)), pe)
 
 
-@pytest.mark.claim("Under a causal mask, rows that spread weight evenly give the first key (1/L)·(1 + 1/2 + … + 1/L) on average",
-                   zh="在因果掩码下，均匀分配权重的各行平均给第一个键 (1/L)·(1 + 1/2 + … + 1/L) 的权重")
+@pytest.mark.claim(
+    "Under a causal mask, rows that spread weight evenly give the first key (1/L)·(1 + 1/2 + … + 1/L) on average",
+    zh="在因果掩码下，均匀分配权重的各行平均给第一个键 (1/L)·(1 + 1/2 + … + 1/L) 的权重",
+)
 @pytest.mark.parametrize("L", [1, 2, 6, 7, 20])
 def test_causal_first_key_baseline(L):
     q = np.zeros((L, 4))  # equal scores: every row spreads its weight evenly
@@ -486,8 +549,10 @@ def test_causal_first_key_baseline(L):
 # ---------------------------------------------------------------- W_o
 
 
-@pytest.mark.claim("W_o drawn with standard deviation s scales the multi-head output by about s·sqrt(d_model)",
-                   zh="以标准差 s 抽取的 W_o 把多头输出放大约 s·sqrt(d_model) 倍")
+@pytest.mark.claim(
+    "W_o drawn with standard deviation s scales the multi-head output by about s·sqrt(d_model)",
+    zh="以标准差 s 抽取的 W_o 把多头输出放大约 s·sqrt(d_model) 倍",
+)
 @pytest.mark.parametrize("std", [0.02, 128**-0.5, 1.0])
 def test_wo_gain(std):
     local = np.random.default_rng(9)
@@ -511,8 +576,10 @@ def test_weight_stats_of_known_rows():
 # ---------------------------------------------------------------- positions after fine-tuning
 
 
-@pytest.mark.claim("Rows of a learned position table that no input uses get exactly zero gradient",
-                   zh="可学习位置表中没有任何输入用到的行，其梯度恰好为零")
+@pytest.mark.claim(
+    "Rows of a learned position table that no input uses get exactly zero gradient",
+    zh="可学习位置表中没有任何输入用到的行，其梯度恰好为零",
+)
 def test_unused_position_rows_get_no_gradient():
     local = np.random.default_rng(12)
     table = local.normal(size=(20, 4))
@@ -528,8 +595,10 @@ def test_unused_position_rows_get_no_gradient():
     assert value("debugging/positions", "unused_grad") == 0.0
 
 
-@pytest.mark.claim("Resampling sinusoidal encodings down to 128 positions and back destroys the fast dimensions, keeps the slow ones",
-                   zh="把正弦位置编码重采样到 128 个位置再还原，会破坏变化快的维度，保留变化慢的维度")
+@pytest.mark.claim(
+    "Resampling sinusoidal encodings down to 128 positions and back destroys the fast dimensions, keeps the slow ones",
+    zh="把正弦位置编码重采样到 128 个位置再还原，会破坏变化快的维度，保留变化慢的维度",
+)
 def test_resampling_positions_breaks_fast_dimensions():
     positions = np.arange(512)
     coarse_at = np.linspace(0, 511, 128)
@@ -541,9 +610,12 @@ def test_resampling_positions_breaks_fast_dimensions():
     assert value("debugging/positions", "resample_error_fast") > 1.0
 
 
-@pytest.mark.claim("Seed 000's troubleshooting table insists on sqrt(d_k) with d_k the single head's width, which "
-                   "its code already uses; the page no longer says the table hints at sqrt(d_model)",
-                   zh="种子教程 000 的排错表坚持用 sqrt(d_k)，其中 d_k 是单个头的宽度，而它的代码本来就这样用；页面不再说该表暗示 sqrt(d_model)")
+@pytest.mark.claim(
+    "Seed 000's troubleshooting table insists on sqrt(d_k) with d_k the single head's width, which "
+    "its code already uses; the page no longer says the table hints at sqrt(d_model)",
+    zh="种子教程 000 的排错表坚持用 sqrt(d_k)，其中 d_k 是单个头的宽度，而它的代码本来就这样用；页面不再说该表暗示 "
+    "sqrt(d_model)",
+)
 def test_the_seed_table_rules_out_d_model_and_its_code_already_divides_by_d_k():
     from lib.claims_seeds import SEED_000_CODE
     from support import section_output

@@ -10,8 +10,8 @@ import re
 
 import numpy as np
 import pytest
-from support import flat_page, oracle_attention, positional_encoding, published, published_table, REPO, run_snippet
 
+from support import REPO, flat_page, oracle_attention, positional_encoding, published, published_table, run_snippet
 
 
 @pytest.fixture(scope="module")
@@ -26,17 +26,33 @@ def oracle_alone(layer, tokens, causal=True):
     d_model, h = g["d_model"], g["h"]
     d_head = d_model // h
     n = len(tokens)
-    x = np.array([[g["embedding"][g["vocab"][t.lower()]][c] * math.sqrt(d_model) + positional_encoding(p, c, d_model)
-                   for c in range(d_model)] for p, t in enumerate(tokens)])
+    x = np.array(
+        [
+            [
+                g["embedding"][g["vocab"][t.lower()]][c] * math.sqrt(d_model) + positional_encoding(p, c, d_model)
+                for c in range(d_model)
+            ]
+            for p, t in enumerate(tokens)
+        ]
+    )
     allowed = [[(j <= i) or not causal for j in range(n)] for i in range(n)]
     q, k, v = (x @ w for w in (g["w_q"], g["w_k"], g["w_v"]))
-    heads = [oracle_attention(q[:, i * d_head:(i + 1) * d_head].tolist(), k[:, i * d_head:(i + 1) * d_head].tolist(),
-                              v[:, i * d_head:(i + 1) * d_head].tolist(), allowed)[0] for i in range(h)]
+    heads = [
+        oracle_attention(
+            q[:, i * d_head : (i + 1) * d_head].tolist(),
+            k[:, i * d_head : (i + 1) * d_head].tolist(),
+            v[:, i * d_head : (i + 1) * d_head].tolist(),
+            allowed,
+        )[0]
+        for i in range(h)
+    ]
     return np.concatenate([np.array(head) for head in heads], axis=1) @ g["w_o"]
 
 
-@pytest.mark.claim("In the padded batch every weight on a padding key is exactly 0, and every real query's weights sum to 1",
-                   zh="在填充后的批量中，落在填充键上的每个权重都恰好为 0，且每个真实查询的权重之和为 1")
+@pytest.mark.claim(
+    "In the padded batch every weight on a padding key is exactly 0, and every real query's weights sum to 1",
+    zh="在填充后的批量中，落在填充键上的每个权重都恰好为 0，且每个真实查询的权重之和为 1",
+)
 def test_padding_keys_get_exactly_zero(layer):
     s, lengths = layer["attention_layer"](layer["sentences"])
     weights = s["weights"]  # (B, h, L, L)
@@ -49,8 +65,10 @@ def test_padding_keys_get_exactly_zero(layer):
     assert values["n_pad_weights"] == sum(h * L * (L - n) for n in lengths)
 
 
-@pytest.mark.claim("Each real sentence's output in the padded batch equals running it alone, unpadded (loop oracle)",
-                   zh="填充后的批量中每个真实句子的输出，都等于不加填充单独运行它的结果（循环参照实现）")
+@pytest.mark.claim(
+    "Each real sentence's output in the padded batch equals running it alone, unpadded (loop oracle)",
+    zh="填充后的批量中每个真实句子的输出，都等于不加填充单独运行它的结果（循环参照实现）",
+)
 def test_each_sentence_equals_itself_alone(layer):
     s, lengths = layer["attention_layer"](layer["sentences"])
     for b, tokens in enumerate(layer["sentences"]):
@@ -61,8 +79,10 @@ def test_each_sentence_equals_itself_alone(layer):
     assert len(set(values["lengths"].split(", "))) > 1  # the batch really mixes lengths
 
 
-@pytest.mark.claim("Changing the padding token's embedding does not change any real output",
-                   zh="改变填充词元的嵌入不会改变任何真实输出")
+@pytest.mark.claim(
+    "Changing the padding token's embedding does not change any real output",
+    zh="改变填充词元的嵌入不会改变任何真实输出",
+)
 def test_pad_embedding_is_invisible(layer):
     s, lengths = layer["attention_layer"](layer["sentences"])
     embedding = layer["embedding"]
@@ -79,14 +99,19 @@ def test_pad_embedding_is_invisible(layer):
             assert not np.array_equal(changed["x"][b, n:], s["x"][b, n:])  # the pad rows did change
 
 
-@pytest.mark.claim("An encoder without a padding mask lets real words attend to padding and changes their outputs; with the mask it matches the unpadded runs",
-                   zh="没有填充掩码的编码器让真实的词关注填充，从而改变其输出；加上掩码后与不加填充的运行结果一致")
+@pytest.mark.claim(
+    "An encoder without a padding mask lets real words attend to padding and changes their outputs; with the mask it "
+    "matches the unpadded runs",
+    zh="没有填充掩码的编码器让真实的词关注填充，从而改变其输出；加上掩码后与不加填充的运行结果一致",
+)
 def test_encoder_needs_the_padding_mask(layer):
     sentences = layer["sentences"]
     for pad_mask, should_match in ((True, True), (False, False)):
         s, lengths = layer["attention_layer"](sentences, causal=False, pad_mask=pad_mask)
-        error = max(np.abs(s["output"][b, :n] - oracle_alone(layer, sentences[b], causal=False)).max()
-                    for b, n in enumerate(lengths))
+        error = max(
+            np.abs(s["output"][b, :n] - oracle_alone(layer, sentences[b], causal=False)).max()
+            for b, n in enumerate(lengths)
+        )
         assert (error < 1e-12) == should_match
     values = published("full_layer/batch")
     assert values["encoder_pad_mask_error"] < 1e-12 and values["causal_only_error"] < 1e-12
@@ -96,8 +121,13 @@ def test_encoder_needs_the_padding_mask(layer):
 
 def test_shape_table_matches_its_axis_letters():
     values = published("full_layer/batch")
-    sizes = {"B": values["batch_size"], "L": values["padded_length"], "h": values["n_heads"],
-             "d_model": values["d_model"], "d_head": values["d_model"] // values["n_heads"]}
+    sizes = {
+        "B": values["batch_size"],
+        "L": values["padded_length"],
+        "h": values["n_heads"],
+        "d_model": values["d_model"],
+        "d_head": values["d_model"] // values["n_heads"],
+    }
     rows = published_table("full_layer/batch", "shapes")
     assert len(rows) >= 12
     for row in rows:
@@ -112,8 +142,10 @@ def test_every_stage_links_an_existing_chapter():
         assert (REPO / "docs" / page).is_file(), page
 
 
-@pytest.mark.claim("A batched sentence equals itself run alone up to rounding, not exactly, and the intuition says so",
-                   zh="批量中的句子与单独运行它的结果在舍入误差范围内相等，而非完全相等，直观解释部分也这样说")
+@pytest.mark.claim(
+    "A batched sentence equals itself run alone up to rounding, not exactly, and the intuition says so",
+    zh="批量中的句子与单独运行它的结果在舍入误差范围内相等，而非完全相等，直观解释部分也这样说",
+)
 def test_batched_equals_alone_up_to_rounding_not_exactly():
     from support import v
 

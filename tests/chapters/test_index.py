@@ -4,20 +4,24 @@ import re
 
 import numpy as np
 import pytest
-from scripts.chapter_list import CHAPTER_LIST, chapter_list, page_title, translate_nav
-from support import NAV, mkdocs_config, published_table, REPO
 
 from lib.attention import causal_mask, multi_head_attention, scaled_dot_product_attention, sinusoidal_positions
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from scripts.chapter_list import CHAPTER_LIST, chapter_list, page_title, translate_nav
+from support import NAV, REPO, mkdocs_config, published_table
 
 HOME = REPO / "docs" / "index.md"
 NUMBER_WORDS = {10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen"}
 LINK = re.compile(r"\]\(([a-z0-9-]+\.md)(?:#[a-z0-9-]+)?\)")
 
 
-@pytest.mark.claim("The home page links every chapter of the site, with its title and summary",
-                   zh="首页链接到网站的每一章，并附上章节标题和简介")
-@pytest.mark.parametrize("docs, labels", [("docs", {}), ("docs-zh", mkdocs_config("mkdocs.zh.yml")["extra"]["nav_labels"])])
+@pytest.mark.claim(
+    "The home page links every chapter of the site, with its title and summary",
+    zh="首页链接到网站的每一章，并附上章节标题和简介",
+)
+@pytest.mark.parametrize(
+    "docs, labels", [("docs", {}), ("docs-zh", mkdocs_config("mkdocs.zh.yml")["extra"]["nav_labels"])]
+)
 def test_home_links_every_chapter_in_the_nav(docs, labels):
     assert CHAPTER_LIST in (REPO / docs / "index.md").read_text(encoding="utf-8")
     nav = translate_nav(mkdocs_config()["nav"], labels) if labels else mkdocs_config()["nav"]
@@ -28,8 +32,10 @@ def test_home_links_every_chapter_in_the_nav(docs, labels):
     assert all(f"**{label}**" in listed for label in labels.values() if label != labels["Home"])
 
 
-@pytest.mark.claim("Every step on the home page's map links to the chapter that explains it",
-                   zh="首页路线图上的每一步都链接到讲解它的章节")
+@pytest.mark.claim(
+    "Every step on the home page's map links to the chapter that explains it",
+    zh="首页路线图上的每一步都链接到讲解它的章节",
+)
 def test_every_stage_links_an_existing_chapter():
     rows = published_table("index/pipeline", "stages")
     assert [int(r["#"]) for r in rows] == list(range(1, len(rows) + 1))
@@ -37,18 +43,34 @@ def test_every_stage_links_an_existing_chapter():
         page = LINK.search(row["chapter"]).group(1)
         assert (REPO / "docs" / page).is_file(), page
     pages = {LINK.search(r["chapter"]).group(1) for r in rows}
-    for chapter in ("tokens-to-vectors.md", "positional-encoding.md", "queries-keys-values.md", "scaled-dot-product.md",
-                    "masks.md", "softmax.md", "weighted-sum.md", "multi-head.md"):
+    for chapter in (
+        "tokens-to-vectors.md",
+        "positional-encoding.md",
+        "queries-keys-values.md",
+        "scaled-dot-product.md",
+        "masks.md",
+        "softmax.md",
+        "weighted-sum.md",
+        "multi-head.md",
+    ):
         assert chapter in pages
-    teaches = {"tokens": "tokens-to-vectors.md", "embeddings": "tokens-to-vectors.md", "+ positions": "positional-encoding.md",
-               "Q, K, V": "queries-keys-values.md", "softmax": "softmax.md", "scaled scores": "scaled-dot-product.md",
-               "mask": "masks.md", "weighted sum": "weighted-sum.md", "split heads": "multi-head.md",
-               "merge heads": "multi-head.md", "W_o": "multi-head.md"}
+    teaches = {
+        "tokens": "tokens-to-vectors.md",
+        "embeddings": "tokens-to-vectors.md",
+        "+ positions": "positional-encoding.md",
+        "Q, K, V": "queries-keys-values.md",
+        "softmax": "softmax.md",
+        "scaled scores": "scaled-dot-product.md",
+        "mask": "masks.md",
+        "weighted sum": "weighted-sum.md",
+        "split heads": "multi-head.md",
+        "merge heads": "multi-head.md",
+        "W_o": "multi-head.md",
+    }
     assert {r["step"]: LINK.search(r["chapter"]).group(1) for r in rows} == teaches
 
 
-@pytest.mark.claim("The home page's map follows the order of the menu",
-                   zh="首页路线图遵循菜单的顺序")
+@pytest.mark.claim("The home page's map follows the order of the menu", zh="首页路线图遵循菜单的顺序")
 def test_map_steps_follow_the_menu():
     chapters = [LINK.search(r["chapter"]).group(1) for r in published_table("index/pipeline", "stages")]
     positions = [NAV.index(page) for page in chapters]
@@ -64,9 +86,11 @@ def test_the_figure_text_names_the_map_steps_in_order():
     assert listed == [s.replace("+ ", "plus ").replace("Q, K, V", "Q K V") for s in steps]
 
 
-@pytest.mark.claim("The shapes on the home page's map are those of the running sentence through the core module: "
-                   "one head of width d_k = d_model, then two heads",
-                   zh="首页路线图上的形状就是贯穿示例的句子经过核心模块时的形状：先是一个宽度 d_k = d_model 的头，然后是两个头")
+@pytest.mark.claim(
+    "The shapes on the home page's map are those of the running sentence through the core module: "
+    "one head of width d_k = d_model, then two heads",
+    zh="首页路线图上的形状就是贯穿示例的句子经过核心模块时的形状：先是一个宽度 d_k = d_model 的头，然后是两个头",
+)
 def test_map_shapes_match_the_core_module():
     tokens = tokenize(SENTENCE)
     x = embed(tokens) + sinusoidal_positions(len(tokens), 8)

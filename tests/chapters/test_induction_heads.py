@@ -13,7 +13,6 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pytest
-from support import REPO, oracle_attention, published, published_table
 
 from lib.debug_tools import numeric_gradient, relative_error
 from lib.induction import (
@@ -31,6 +30,7 @@ from lib.induction import (
 )
 from lib.tiny_model import cross_entropy
 from scripts.pipeline.references import read_page, without_references
+from support import REPO, oracle_attention, published, published_table
 
 SEEDS = ("induction_heads/seed_0", "induction_heads/seed_1", "induction_heads/seed_2")
 UNSHOWN_SEEDS = (3, 4)  # the page: "The test suite trains seeds 3 and 4"
@@ -74,8 +74,10 @@ def loss_of(params, tokens, n_heads, ablate=()):
 
 
 @pytest.mark.parametrize("n_layers, ablate", [(2, ()), (2, {(1, 0)}), (1, ())])
-@pytest.mark.claim("The two-layer attention-only model's hand-written gradient matches central finite differences "
-                   "for every parameter", zh="两层纯注意力模型手写的梯度对每个参数都与中心有限差分一致")
+@pytest.mark.claim(
+    "The two-layer attention-only model's hand-written gradient matches central finite differences for every parameter",
+    zh="两层纯注意力模型手写的梯度对每个参数都与中心有限差分一致",
+)
 def test_gradient_matches_finite_differences(n_layers, ablate):
     """The training step's own gradients (loss_and_gradients: the shifted targets, the padded logit gradient and the
     backward pass) against central differences of the loss."""
@@ -95,7 +97,8 @@ def test_init_scales_follow_the_documented_rule():
     d_model, vocab_size, seq_len = 64, 80, 80
     params = init_params(vocab_size, seq_len, d_model, n_layers=2, seed=3)
     fan_in = {"embed": d_model, "pos": d_model, "unembed": d_model} | {
-        f"{layer}.{w}": d_model for layer in range(2) for w in ("w_q", "w_k", "w_v", "w_o")}
+        f"{layer}.{w}": d_model for layer in range(2) for w in ("w_q", "w_k", "w_v", "w_o")
+    }
     assert set(fan_in) == set(params)
     for name, p in params.items():
         assert abs(p.mean()) < 4 / math.sqrt(p.size * fan_in[name]), name  # four standard errors
@@ -137,8 +140,11 @@ def test_repeats_are_copies_at_random_or_fixed_distances():
     for b in range(400):
         js = np.flatnonzero(repeat[b])
         assert len(js) >= 3 and np.all(np.diff(js) == 1)  # one contiguous copy of at least 4 tokens
-        found = [d for d in range(len(js) + 1, 24) if all(tokens[b, j - d] == tokens[b, j] for j in
-                                                          range(js[0] - 1, js[-1] + 1))]
+        found = [
+            d
+            for d in range(len(js) + 1, 24)
+            if all(tokens[b, j - d] == tokens[b, j] for j in range(js[0] - 1, js[-1] + 1))
+        ]
         assert found, "the repeated tokens and the one before them copy an earlier segment"
         distances.add(found[0])
     assert len(distances) > 10  # the distance changes from sequence to sequence
@@ -163,7 +169,9 @@ def test_scores_match_their_definitions():
         for b in range(6):
             for j in np.flatnonzero(repeat[b]):
                 # the latest i < j - 1 whose pair (i - 1, i) equals the pair (j - 1, j): what j copies
-                i = max(i for i in range(1, j - 1) if tokens[b, i - 1] == tokens[b, j - 1] and tokens[b, i] == tokens[b, j])
+                i = max(
+                    i for i in range(1, j - 1) if tokens[b, i - 1] == tokens[b, j - 1] and tokens[b, i] == tokens[b, j]
+                )
                 terms.append(weights[b, h, j - 1, i])
         assert induction[h] == pytest.approx(np.mean(terms), rel=1e-12)
 
@@ -189,16 +197,22 @@ def test_each_seed_table_matches_its_values(snippet):
     own = runs["2 layers, fixed period, on its own period"]
     assert float(own["repeat accuracy"]) == pytest.approx(values["shortcut_own_accuracy"], abs=0.005)
     ablation = {row["switched off"]: row for row in published_table(snippet, "ablation")}
-    assert float(ablation["layer 0, both heads"]["repeat accuracy"]) == pytest.approx(values["ablate_layer0"], abs=0.005)
+    assert float(ablation["layer 0, both heads"]["repeat accuracy"]) == pytest.approx(
+        values["ablate_layer0"], abs=0.005
+    )
     head = values["previous_head"]
-    assert float(ablation[f"layer 0, head {head}"]["previous-token score"]) == pytest.approx(values["previous_score"],
-                                                                                          abs=0.005)
+    assert float(ablation[f"layer 0, head {head}"]["previous-token score"]) == pytest.approx(
+        values["previous_score"], abs=0.005
+    )
 
 
 @pytest.mark.parametrize("snippet", SEEDS)
-@pytest.mark.claim("On each of three seeds, switching off the previous-token head costs more repeat accuracy than "
-                   "switching off the other layer-0 head, and switching off layer 0 costs most of it",
-                   zh="在三个种子中的每一个上，关闭前一词元头损失的重复部分准确率都比关闭第 0 层另一个头多，关闭整个第 0 层则损失大部分准确率")
+@pytest.mark.claim(
+    "On each of three seeds, switching off the previous-token head costs more repeat accuracy than "
+    "switching off the other layer-0 head, and switching off layer 0 costs most of it",
+    zh="在三个种子中的每一个上，关闭前一词元头损失的重复部分准确率都比关闭第 0 层另一个头多，关闭整个第 0 "
+    "层则损失大部分准确率",
+)
 def test_ablation_breaks_the_copying(snippet):
     values = published(snippet)
     assert values["previous_score"] > 0.3 and values["induction_score"] > 0.5
@@ -207,19 +221,25 @@ def test_ablation_breaks_the_copying(snippet):
 
 
 @pytest.mark.parametrize("snippet", SEEDS)
-@pytest.mark.claim("On each of three seeds, a one-layer model trained the same way forms no induction head",
-                   zh="在三个种子中的每一个上，用同样方式训练的一层模型都没有形成归纳头")
+@pytest.mark.claim(
+    "On each of three seeds, a one-layer model trained the same way forms no induction head",
+    zh="在三个种子中的每一个上，用同样方式训练的一层模型都没有形成归纳头",
+)
 def test_one_layer_forms_no_induction_head(snippet):
     values = published(snippet)
     assert values["one_layer_induction"] < 0.5 * values["induction_score"]
     assert values["one_layer_accuracy"] < 0.6 * values["repeat_accuracy"]
-    assert values["one_layer_accuracy"] > 2 * published("induction_heads/task")["chance_accuracy"]  # page: "more than guessing"
+    assert (
+        values["one_layer_accuracy"] > 2 * published("induction_heads/task")["chance_accuracy"]
+    )  # page: "more than guessing"
 
 
 @pytest.mark.parametrize("snippet", SEEDS)
-@pytest.mark.claim("On each of three seeds, the fixed-period model copies almost perfectly on its own period with no "
-                   "previous-token head, and fails on random periods",
-                   zh="在三个种子中的每一个上，固定周期的模型在自己的周期上几乎完美地复制，却没有前一词元头，在随机周期上失败")
+@pytest.mark.claim(
+    "On each of three seeds, the fixed-period model copies almost perfectly on its own period with no "
+    "previous-token head, and fails on random periods",
+    zh="在三个种子中的每一个上，固定周期的模型在自己的周期上几乎完美地复制，却没有前一词元头，在随机周期上失败",
+)
 def test_the_shortcut_copies_without_an_induction_head(snippet):
     values = published(snippet)
     assert values["shortcut_own_accuracy"] > 0.98
@@ -229,9 +249,11 @@ def test_the_shortcut_copies_without_an_induction_head(snippet):
 
 
 @pytest.mark.parametrize("snippet", SEEDS)
-@pytest.mark.claim("On each of three seeds, the induction score makes a large share of its rise within one short "
-                   "window, and the loss on the repeated tokens drops in the same window",
-                   zh="在三个种子中的每一个上，归纳分数在一个短窗口内完成其升幅的很大份额，重复词元上的损失也在同一窗口内下降")
+@pytest.mark.claim(
+    "On each of three seeds, the induction score makes a large share of its rise within one short "
+    "window, and the loss on the repeated tokens drops in the same window",
+    zh="在三个种子中的每一个上，归纳分数在一个短窗口内完成其升幅的很大份额，重复词元上的损失也在同一窗口内下降",
+)
 def test_the_induction_score_jumps(snippet):
     values = published(snippet)
     window_share = values["jump_window"] / published("induction_heads/task")["steps"]
@@ -272,9 +294,11 @@ def _train_and_measure(seed):
 
 
 @pytest.mark.slow
-@pytest.mark.claim("On two seeds the page does not show, the two-layer model forms a previous-token head and an "
-                   "induction head, and switching off layer 0 breaks its copying",
-                   zh="在页面没有展示的两个种子上，两层模型同样形成前一词元头和归纳头，关闭第 0 层会破坏它的复制")
+@pytest.mark.claim(
+    "On two seeds the page does not show, the two-layer model forms a previous-token head and an "
+    "induction head, and switching off layer 0 breaks its copying",
+    zh="在页面没有展示的两个种子上，两层模型同样形成前一词元头和归纳头，关闭第 0 层会破坏它的复制",
+)
 def test_the_result_holds_on_two_more_seeds(monkeypatch):
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         monkeypatch.setenv(name, "1")  # as the build runs snippets: threads fighting over 2 CPUs cost 10x here
@@ -282,7 +306,9 @@ def test_the_result_holds_on_two_more_seeds(monkeypatch):
         results = list(pool.map(_train_and_measure, UNSHOWN_SEEDS))
     for seed, (final, ablated) in zip(UNSHOWN_SEEDS, results):
         previous, induction = final["scores"][0][0].max(), final["scores"][1][1].max()
-        print(f"seed {seed}: previous-token {previous:.2f}, induction {induction:.2f}, repeat accuracy "
-              f"{final['repeat_accuracy']:.2f}, layer 0 off {ablated[0, 'all']:.2f}")
+        print(
+            f"seed {seed}: previous-token {previous:.2f}, induction {induction:.2f}, repeat accuracy "
+            f"{final['repeat_accuracy']:.2f}, layer 0 off {ablated[0, 'all']:.2f}"
+        )
         assert previous > 0.3 and induction > 0.5, (seed, previous, induction)
         assert ablated[0, "all"] < 0.4 * final["repeat_accuracy"], (seed, ablated)

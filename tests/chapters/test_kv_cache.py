@@ -7,11 +7,11 @@ take part in, while the code under test runs unchanged.
 
 import numpy as np
 import pytest
-from support import published
 
 from lib import attention
 from lib.attention import causal_mask, multi_head_attention
 from lib.kv_decoder import KVCache, macs_with_cache, macs_without_cache, step_with_cache, step_without_cache
+from support import published
 
 
 class Counted(np.ndarray):
@@ -56,8 +56,10 @@ def layer(d_model=16, n_heads=4, seed=0):
     return [w.view(Counted) for w in rng.normal(scale=d_model**-0.5, size=(4, d_model, d_model))], n_heads
 
 
-@pytest.mark.claim("counting every matrix product the cached step runs gives 4 d_model^2 + 2 t d_model multiply-adds",
-                   zh="统计带缓存的一步所执行的每个矩阵乘积，共得 4 d_model^2 + 2 t d_model 次乘加")
+@pytest.mark.claim(
+    "counting every matrix product the cached step runs gives 4 d_model^2 + 2 t d_model multiply-adds",
+    zh="统计带缓存的一步所执行的每个矩阵乘积，共得 4 d_model^2 + 2 t d_model 次乘加",
+)
 @pytest.mark.parametrize("d_model,n_heads", [(8, 2), (16, 4), (12, 3)])
 def test_cached_step_macs_match_the_formula(count_macs, d_model, n_heads):
     weights, _ = layer(d_model, n_heads)
@@ -69,8 +71,10 @@ def test_cached_step_macs_match_the_formula(count_macs, d_model, n_heads):
         assert macs == macs_with_cache(t, d_model)
 
 
-@pytest.mark.claim("without a cache, step t costs exactly t times the multiply-adds of a cached step",
-                   zh="没有缓存时，第 t 步的乘加次数恰好是带缓存一步的 t 倍")
+@pytest.mark.claim(
+    "without a cache, step t costs exactly t times the multiply-adds of a cached step",
+    zh="没有缓存时，第 t 步的乘加次数恰好是带缓存一步的 t 倍",
+)
 @pytest.mark.parametrize("d_model,n_heads", [(8, 2), (16, 4)])
 def test_uncached_step_macs_match_the_formula(count_macs, d_model, n_heads):
     weights, _ = layer(d_model, n_heads)
@@ -90,8 +94,10 @@ def test_the_counter_sees_a_plain_matmul(count_macs):
     assert macs == 2 * 4 * 3 * 5 * 7
 
 
-@pytest.mark.claim("token-by-token attention with a KV cache equals full causal attention",
-                   zh="使用 KV 缓存逐个词元计算的注意力等于完整的因果注意力")
+@pytest.mark.claim(
+    "token-by-token attention with a KV cache equals full causal attention",
+    zh="使用 KV 缓存逐个词元计算的注意力等于完整的因果注意力",
+)
 @pytest.mark.parametrize("seed", range(5))
 def test_cached_steps_equal_full_causal_attention(seed):
     rng = np.random.default_rng(seed)
@@ -115,11 +121,15 @@ def test_a_cached_row_does_not_depend_on_later_inputs():
     y[4:] = rng.normal(size=(2, 8))
     cx, cy = KVCache(2, 4, 6), KVCache(2, 4, 6)
     for t in range(4):
-        np.testing.assert_array_equal(step_with_cache(x[t : t + 1], cx, *w, 2)[0], step_with_cache(y[t : t + 1], cy, *w, 2)[0])
+        np.testing.assert_array_equal(
+            step_with_cache(x[t : t + 1], cx, *w, 2)[0], step_with_cache(y[t : t + 1], cy, *w, 2)[0]
+        )
 
 
-@pytest.mark.claim("the KV cache holds 2 * n_layers * L * d_model numbers: 128 bytes per token per layer for d_model = 8 in float64",
-                   zh="KV 缓存保存 2 * n_layers * L * d_model 个数：d_model = 8、float64 下每个词元每层 128 字节")
+@pytest.mark.claim(
+    "the KV cache holds 2 * n_layers * L * d_model numbers: 128 bytes per token per layer for d_model = 8 in float64",
+    zh="KV 缓存保存 2 * n_layers * L * d_model 个数：d_model = 8、float64 下每个词元每层 128 字节",
+)
 def test_cache_bytes_formula():
     for n_heads, d_head, length, dtype in [(2, 4, 7, np.float64), (12, 64, 100, np.float16), (1, 3, 1, np.float32)]:
         cache = KVCache(n_heads, d_head, length, dtype)
@@ -135,8 +145,10 @@ def test_cached_generation_snippet_agrees():
     assert values["max_weight_error"] < 1e-12
 
 
-@pytest.mark.claim("the multiply-adds of a whole generation, with and without a cache, are the sums of the per-step counts",
-                   zh="无论有无缓存，整个生成过程的乘加次数都是每一步次数之和")
+@pytest.mark.claim(
+    "the multiply-adds of a whole generation, with and without a cache, are the sums of the per-step counts",
+    zh="无论有无缓存，整个生成过程的乘加次数都是每一步次数之和",
+)
 def test_published_totals_match_a_loop():
     values = published("kv_cache/cost")
     d, n = values["d_model"], values["n_steps"]
@@ -146,4 +158,3 @@ def test_published_totals_match_a_loop():
     assert values["total_without_cache"] == without
     assert values["ratio_is_t"] is True
     assert 100 < without / with_cache < 1000
-

@@ -3,6 +3,7 @@ mean pooling, and multi-head latent attention's absorbed matrices, each against 
 
 import numpy as np
 import pytest
+
 from support import oracle_attention, published, published_table, run_snippet
 
 GROUPS, CACHE = published("kv_heads/groups"), published("kv_heads/cache")
@@ -15,9 +16,11 @@ CITED = {"Llama 2 70B": (80, 64, 8, 8192 // 64), "Llama 3 8B": (32, 32, 8, 4096 
 DEEPSEEK = {"layers": 60, "n_h": 128, "d_h": 128, "d_c": 512, "d_h_R": 64}
 
 
-@pytest.mark.claim("Grouped-query attention with one key/value head per query head is multi-head attention, and with one "
-                   "key/value head multi-query attention: the same numbers exactly",
-                   zh="每个查询头各有一个键/值头的分组查询注意力就是多头注意力，只有一个键/值头时就是多查询注意力：数值完全相同")
+@pytest.mark.claim(
+    "Grouped-query attention with one key/value head per query head is multi-head attention, and with one "
+    "key/value head multi-query attention: the same numbers exactly",
+    zh="每个查询头各有一个键/值头的分组查询注意力就是多头注意力，只有一个键/值头时就是多查询注意力：数值完全相同",
+)
 def test_both_ends_are_exact():
     assert GROUPS["mha_difference"] == 0 and GROUPS["mqa_difference"] == 0
 
@@ -38,15 +41,22 @@ def test_mqa_is_one_key_value_head_for_every_query_head_by_the_loop():
         np.testing.assert_allclose(ns["gqa_as_mqa"][i], want, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.claim("KV cache per token in float16: Llama 2 70B 320 KiB (2.5 MiB with a key/value head per query head), "
-                   "Llama 3 8B and Mistral 7B 128 KiB, DeepSeek-V2's latent 67.5 KiB",
-                   zh="float16 下每个词元的 KV 缓存：Llama 2 70B 为 320 KiB（每个查询头各有键/值头时为 2.5 MiB），Llama 3 8B 和 Mistral 7B 为 128 KiB，DeepSeek-V2 的潜向量为 67.5 KiB")
+@pytest.mark.claim(
+    "KV cache per token in float16: Llama 2 70B 320 KiB (2.5 MiB with a key/value head per query head), "
+    "Llama 3 8B and Mistral 7B 128 KiB, DeepSeek-V2's latent 67.5 KiB",
+    zh="float16 下每个词元的 KV 缓存：Llama 2 70B 为 320 KiB（每个查询头各有键/值头时为 2.5 MiB），Llama 3 8B 和 "
+    "Mistral 7B 为 128 KiB，DeepSeek-V2 的潜向量为 67.5 KiB",
+)
 def test_cache_bytes_of_the_cited_configurations():
     rows = {row["model"]: row for row in published_table("kv_heads/cache", "configs")}
     for name, (layers, heads, kv_heads, d_head) in CITED.items():
         row = rows[name]
-        assert (int(row["layers"]), int(row["query heads h"]), int(row["key/value heads h_kv"]), int(row["d_head"])) == (
-            layers, heads, kv_heads, d_head)
+        assert (
+            int(row["layers"]),
+            int(row["query heads h"]),
+            int(row["key/value heads h_kv"]),
+            int(row["d_head"]),
+        ) == (layers, heads, kv_heads, d_head)
         per_token = 2 * layers * kv_heads * d_head * 2
         assert row["cache per token"] == f"{per_token // 1024} KiB"
         assert row["fraction"] == f"1/{heads // kv_heads}"
@@ -69,9 +79,11 @@ def test_mean_pool_is_the_average_of_each_groups_heads():
             np.testing.assert_allclose(pooled[:, g * 2 + c], want, rtol=1e-14)
 
 
-@pytest.mark.claim("Mean-pooling key/value heads moves an untrained layer's output: more when fewer key/value heads are "
-                   "kept, more for independent heads than for near-copies, zero when nothing is pooled",
-                   zh="平均池化键/值头会改变一个未训练层的输出：保留的键/值头越少改变越大，相互独立的头比近似副本改变更大，不做池化时为零")
+@pytest.mark.claim(
+    "Mean-pooling key/value heads moves an untrained layer's output: more when fewer key/value heads are "
+    "kept, more for independent heads than for near-copies, zero when nothing is pooled",
+    zh="平均池化键/值头会改变一个未训练层的输出：保留的键/值头越少改变越大，相互独立的头比近似副本改变更大，不做池化时为零",
+)
 def test_pooling_errors_rise_as_heads_are_merged():
     rows = published_table("kv_heads/mean_pool", "errors")
     independent = [float(r["relative output error, independent heads"]) for r in rows]
@@ -82,18 +94,22 @@ def test_pooling_errors_rise_as_heads_are_merged():
     assert POOL["copies_1"] > 0.1  # "far from zero"
 
 
-@pytest.mark.claim("Multi-head latent attention: folding W_UK into the query and W_UV into W_O gives the expanded scores "
-                   "and outputs; with rotated keys one fixed W_UK fails, and a decoupled rotary key restores it",
-                   zh="多头潜在注意力：把 W_UK 吸收进查询、把 W_UV 吸收进 W_O，得到的分数和输出与展开计算相同；键旋转后一个固定的 W_UK 不再成立，解耦的旋转键使它恢复成立")
+@pytest.mark.claim(
+    "Multi-head latent attention: folding W_UK into the query and W_UV into W_O gives the expanded scores "
+    "and outputs; with rotated keys one fixed W_UK fails, and a decoupled rotary key restores it",
+    zh="多头潜在注意力：把 W_UK 吸收进查询、把 W_UV 吸收进 W_O，得到的分数和输出与展开计算相同；键旋转后一个固定的 "
+    "W_UK 不再成立，解耦的旋转键使它恢复成立",
+)
 def test_absorbed_matrices():
     assert LATENT["score_error"] < 1e-12 and LATENT["out_error"] < 1e-12 and LATENT["decoupled_error"] < 1e-12
     assert LATENT["rope_fold_error"] > 0.1 * LATENT["score_range"]
     ns = run_snippet("kv_heads/latent")
     c, q, w_uk, n_heads, d_head = ns["c"], ns["q"], ns["w_uk"], ns["n_heads"], ns["d_head"]
     for h in range(n_heads):  # the expanded score of head h, by a loop over positions
-        k_h = c @ w_uk[:, h * d_head:(h + 1) * d_head]
+        k_h = c @ w_uk[:, h * d_head : (h + 1) * d_head]
         for i in range(len(c)):
             for j in range(len(c)):
-                assert ns["absorbed_scores"][h, i, j] == pytest.approx(np.dot(q[h, i], k_h[j]) / np.sqrt(d_head),
-                                                                       abs=1e-12)
+                assert ns["absorbed_scores"][h, i, j] == pytest.approx(
+                    np.dot(q[h, i], k_h[j]) / np.sqrt(d_head), abs=1e-12
+                )
     assert LATENT["cached_per_position"] == ns["r"] + ns["d_rope"] and LATENT["expanded_per_position"] == 2 * 32

@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sys
-
 from pathlib import Path
 
 import pytest
@@ -18,9 +17,9 @@ from scripts.ledger import PARTIAL, REQUIRE, RESULTS, claim_markers, claims_tabl
 from scripts.pipeline.build import plan
 from scripts.pipeline.check import freshness
 from scripts.pipeline.project import Project
-from support import english_words, git, IDENTITY, REPO
+from support import IDENTITY, REPO, english_words, git
 
-DEMO = '''import pytest
+DEMO = """import pytest
 
 
 @pytest.mark.claim("One plus one is two", zh="一加一等于二")
@@ -36,7 +35,7 @@ def test_multiplies(a, b):
 
 def test_unclaimed():
     pass
-'''
+"""
 CLAIMS = ("tests/test_demo.py::test_adds", "tests/test_demo.py::test_multiplies")
 
 
@@ -64,8 +63,13 @@ def project(tmp_path):
 def pytest_in(project, *args):
     """Run pytest in the demo project, as its own run even when this test runs in a pytest-xdist worker."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_XDIST_")}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=project,
-                          capture_output=True, text=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
 
 
 def record(project, relative):
@@ -74,9 +78,15 @@ def record(project, relative):
 
 
 def write_record(project, commit, clean=True, complete=True, outcomes=None):
-    run = {"commit": commit, "clean": clean, "complete": complete, "started": "2026-11-30 12:00 UTC",
-           "outcomes": outcomes if outcomes is not None else {f"{CLAIMS[0]}": "passed", f"{CLAIMS[1]}[2-3]": "passed",
-                                                               f"{CLAIMS[1]}[3-2]": "passed"}}
+    run = {
+        "commit": commit,
+        "clean": clean,
+        "complete": complete,
+        "started": "2026-11-30 12:00 UTC",
+        "outcomes": outcomes
+        if outcomes is not None
+        else {f"{CLAIMS[0]}": "passed", f"{CLAIMS[1]}[2-3]": "passed", f"{CLAIMS[1]}[3-2]": "passed"},
+    }
     (project / ".cache").mkdir(exist_ok=True)
     (project / RESULTS).write_text(json.dumps(run))
 
@@ -98,8 +108,10 @@ def assert_no_status(text):
     assert "One plus one is two" in text  # the claims are still listed, without a status
 
 
-@pytest.mark.claim("The ledger shows test statuses only from a complete test run of the commit it is built from",
-                   zh="台账只显示构建它的那个提交的完整测试运行所得的状态")
+@pytest.mark.claim(
+    "The ledger shows test statuses only from a complete test run of the commit it is built from",
+    zh="台账只显示构建它的那个提交的完整测试运行所得的状态",
+)
 def test_a_complete_run_of_this_commit_gives_every_claim_its_status(project):
     result = pytest_in(project)
     assert result.returncode == 0, result.stdout
@@ -115,8 +127,13 @@ def test_a_complete_run_of_this_commit_gives_every_claim_its_status(project):
 def test_a_partial_run_never_replaces_the_complete_record(project):
     assert pytest_in(project).returncode == 0
     complete = record(project, RESULTS)
-    for narrowing in (["-k", "adds"], ["-m", "not claim"], ["tests/test_demo.py::test_adds"], ["tests"],
-                      ["--deselect", "tests/test_demo.py::test_unclaimed"]):
+    for narrowing in (
+        ["-k", "adds"],
+        ["-m", "not claim"],
+        ["tests/test_demo.py::test_adds"],
+        ["tests"],
+        ["--deselect", "tests/test_demo.py::test_unclaimed"],
+    ):
         assert pytest_in(project, *narrowing).returncode == 0, narrowing
         assert record(project, RESULTS) == complete, narrowing
         partial = record(project, PARTIAL)
@@ -125,7 +142,7 @@ def test_a_partial_run_never_replaces_the_complete_record(project):
 
 # A conftest at the demo project's root, loaded by every process of a run: logs which process (the controller or an
 # xdist worker) runs each test and writes each record file.
-PROCESS_LOG = '''import os
+PROCESS_LOG = """import os
 import pathlib
 
 _write_text = pathlib.Path.write_text
@@ -147,7 +164,7 @@ pathlib.Path.write_text = write_text
 
 def pytest_runtest_call(item):
     note("runs", item.nodeid)
-'''
+"""
 
 
 def test_a_parallel_run_is_recorded_once_by_the_controller(project, tmp_path):
@@ -160,8 +177,12 @@ def test_a_parallel_run_is_recorded_once_by_the_controller(project, tmp_path):
     assert result.returncode == 0, result.stdout
     run = record(project, RESULTS)
     assert run["complete"] and run["clean"] and run["commit"] == commit and run["narrowed"] == []
-    assert run["outcomes"] == {f"{CLAIMS[0]}": "passed", f"{CLAIMS[1]}[2-3]": "passed", f"{CLAIMS[1]}[3-2]": "passed",
-                               "tests/test_demo.py::test_unclaimed": "passed"}
+    assert run["outcomes"] == {
+        f"{CLAIMS[0]}": "passed",
+        f"{CLAIMS[1]}[2-3]": "passed",
+        f"{CLAIMS[1]}[3-2]": "passed",
+        "tests/test_demo.py::test_unclaimed": "passed",
+    }
     assert record(project, PARTIAL) is None
     events = [line.split(" ", 2) for line in log.read_text().splitlines()]
     runners = [who for who, what, _ in events if what == "runs"]
@@ -230,12 +251,14 @@ def test_an_incomplete_record_is_not_shown(project):
 
 
 def test_a_module_skipped_as_a_whole_counts_as_skipped(project):
-    (project / "tests" / "test_demo.py").write_text('import pytest\npytest.skip("no browser", allow_module_level=True)\n' + DEMO)
+    (project / "tests" / "test_demo.py").write_text(
+        'import pytest\npytest.skip("no browser", allow_module_level=True)\n' + DEMO
+    )
     commit_all(project, "skip the module")
     assert pytest_in(project).returncode == 5  # nothing collected, the module skipped
     assert record(project, RESULTS)["outcomes"] == {"tests/test_demo.py": "skipped"}
     text = ledger(project)
-    assert "⏭ skipped: One plus one is two" in text and "???+ warning \"test_demo.py: 2 claims, 2 skipped\"" in text
+    assert "⏭ skipped: One plus one is two" in text and '???+ warning "test_demo.py: 2 claims, 2 skipped"' in text
 
 
 def test_publishing_requires_the_statuses(project, monkeypatch, caplog):
@@ -260,7 +283,10 @@ def test_each_claim_names_the_test_that_backs_it_and_links_its_source_under_repo
     lines = DEMO.splitlines()
     for claim, name in (("One plus one is two", "test_adds"), ("Two times three is six", "test_multiplies")):
         line = lines.index(next(line for line in lines if line.startswith(f"def {name}("))) + 1
-        assert f"{claim} — backed by [`tests/test_demo.py::{name}`](https://example.org/r/blob/{commit}/tests/test_demo.py#L{line})" in linked
+        assert (
+            f"{claim} — backed by [`tests/test_demo.py::{name}`](https://example.org/r/blob/{commit}/tests/test_demo.py#L{line})"
+            in linked
+        )
 
 
 @pytest.fixture
@@ -307,8 +333,10 @@ def chinese_ledgers(project):
     yield ledger(project, "zh")
 
 
-@pytest.mark.claim("The Chinese ledger states the same counts, statuses and commits as the English one, in Chinese",
-                   zh="中文台账给出的计数、状态和提交与英文台账相同，并且用中文表述")
+@pytest.mark.claim(
+    "The Chinese ledger states the same counts, statuses and commits as the English one, in Chinese",
+    zh="中文台账给出的计数、状态和提交与英文台账相同，并且用中文表述",
+)
 def test_the_chinese_claims_section_says_what_the_english_one_says_in_chinese(project, caplog):
     for chinese in chinese_ledgers(project):
         english = ledger(project)

@@ -10,13 +10,12 @@ import math
 
 import numpy as np
 import pytest
-from support import flat_page, GENERATED, oracle_attention, published, published_table, softmax_row
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import attention_scores, causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from lib.debug_tools import max_subtract_softmax
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from support import GENERATED, flat_page, oracle_attention, published, published_table, softmax_row
 
 TOKENS = tokenize(SENTENCE)
 
@@ -30,8 +29,10 @@ def random_qkv(seed, lq, lk, d=4):
     return rng.normal(size=(lq, d)), rng.normal(size=(lk, d)), rng.normal(size=(lk, 3))
 
 
-@pytest.mark.claim("Causal, padding and combined masks give the weights of a loop that skips the forbidden keys",
-                   zh="因果掩码、填充掩码和组合掩码给出的权重，与跳过禁止键的循环所得权重相同")
+@pytest.mark.claim(
+    "Causal, padding and combined masks give the weights of a loop that skips the forbidden keys",
+    zh="因果掩码、填充掩码和组合掩码给出的权重，与跳过禁止键的循环所得权重相同",
+)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.data())
 def test_causal_padding_and_both_match_the_loop(seed, n, data):
     length = data.draw(st.integers(1, n))
@@ -51,8 +52,10 @@ def test_causal_padding_and_both_match_the_loop(seed, n, data):
         np.testing.assert_allclose(output, want_out, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.claim("A zero padding vector still takes weight unless it is masked: its key scores 0 and e^0 = 1",
-                   zh="全零的填充向量除非被掩码，否则仍会分得权重：它的键得分为 0，而 e^0 = 1")
+@pytest.mark.claim(
+    "A zero padding vector still takes weight unless it is masked: its key scores 0 and e^0 = 1",
+    zh="全零的填充向量除非被掩码，否则仍会分得权重：它的键得分为 0，而 e^0 = 1",
+)
 def test_zero_pad_key_gets_weight_without_mask():
     x = embed(TOKENS)
     x_b = np.vstack([x[[0, 1, 2, 6]], np.zeros((3, x.shape[1]))])
@@ -66,8 +69,9 @@ def test_zero_pad_key_gets_weight_without_mask():
     assert values["same_first_rows"] is True
 
 
-@pytest.mark.claim("A boolean mask and an additive 0/-inf mask give the same weights",
-                   zh="布尔掩码与加性的 0/-inf 掩码给出相同的权重")
+@pytest.mark.claim(
+    "A boolean mask and an additive 0/-inf mask give the same weights", zh="布尔掩码与加性的 0/-inf 掩码给出相同的权重"
+)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 6), st.data())
 def test_boolean_equals_additive(seed, lq, lk, data):
     q, k, v = random_qkv(seed, lq, lk)
@@ -83,8 +87,10 @@ def test_boolean_equals_additive(seed, lq, lk, data):
     np.testing.assert_allclose(softmax(attention_scores(q, k) + additive), want, rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.claim("Zeroing after softmax equals masking first only with renormalising; without it rows sum to < 1",
-                   zh="在 softmax 之后置零，只有重新归一化才等同于先加掩码；不重新归一化时各行之和 < 1")
+@pytest.mark.claim(
+    "Zeroing after softmax equals masking first only with renormalising; without it rows sum to < 1",
+    zh="在 softmax 之后置零，只有重新归一化才等同于先加掩码；不重新归一化时各行之和 < 1",
+)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 7))
 def test_after_softmax_variants(seed, n):
     q, k, v = random_qkv(seed, n, n)
@@ -108,8 +114,10 @@ def test_published_after_softmax_numbers():
     assert values["inverted_future_weight"] == pytest.approx(1.0) and values["inverted_last_row_sum"] == 0.0
 
 
-@pytest.mark.claim("The blocked-is-1 mask np.triu(ones, k=1) converts to ours with == 0; the core rejects a float mask",
-                   zh="以 1 表示屏蔽的掩码 np.triu(ones, k=1) 用 == 0 即可转换为我们的掩码；核心实现拒绝浮点掩码")
+@pytest.mark.claim(
+    "The blocked-is-1 mask np.triu(ones, k=1) converts to ours with == 0; the core rejects a float mask",
+    zh="以 1 表示屏蔽的掩码 np.triu(ones, k=1) 用 == 0 即可转换为我们的掩码；核心实现拒绝浮点掩码",
+)
 @given(st.integers(1, 12))
 def test_seed_mask_conversion(n):
     blocked = np.triu(np.ones((n, n)), k=1)
@@ -119,8 +127,10 @@ def test_seed_mask_conversion(n):
         scaled_dot_product_attention(q, k, v, mask=blocked)
 
 
-@pytest.mark.claim("In float64, -1e9 and -inf give identical weights when each row keeps an allowed key",
-                   zh="在 float64 下，只要每行都保留一个允许的键，-1e9 与 -inf 给出完全相同的权重")
+@pytest.mark.claim(
+    "In float64, -1e9 and -inf give identical weights when each row keeps an allowed key",
+    zh="在 float64 下，只要每行都保留一个允许的键，-1e9 与 -inf 给出完全相同的权重",
+)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 7))
 def test_minus_1e9_equals_minus_inf(seed, n):
     q, k, _ = random_qkv(seed, n, n)
@@ -131,8 +141,10 @@ def test_minus_1e9_equals_minus_inf(seed, n):
     assert with_inf == with_1e9
 
 
-@pytest.mark.claim("float16 cannot hold -1e9: it becomes -inf (float16 max is 65504)",
-                   zh="float16 无法表示 -1e9：它会变成 -inf（float16 的最大值是 65504）")
+@pytest.mark.claim(
+    "float16 cannot hold -1e9: it becomes -inf (float16 max is 65504)",
+    zh="float16 无法表示 -1e9：它会变成 -inf（float16 的最大值是 65504）",
+)
 def test_float16_overflow():
     largest = (2 - 2**-10) * 2**15  # the largest float16: 10-bit mantissa, exponent 15
     assert largest == 65504
@@ -144,9 +156,11 @@ def test_float16_overflow():
     assert values["float16_of_minus_1e4"] == -10000
 
 
-@pytest.mark.claim("Fully masked row: -inf gives NaN, a -1e9 fill gives uniform weights, adding -1e9 gives the "
-                   "unmasked weights, our core gives zeros",
-                   zh="全被掩码的行：-inf 得到 NaN，用 -1e9 填充得到均匀权重，加上 -1e9 得到未加掩码时的权重，我们的核心实现给出全零")
+@pytest.mark.claim(
+    "Fully masked row: -inf gives NaN, a -1e9 fill gives uniform weights, adding -1e9 gives the "
+    "unmasked weights, our core gives zeros",
+    zh="全被掩码的行：-inf 得到 NaN，用 -1e9 填充得到均匀权重，加上 -1e9 得到未加掩码时的权重，我们的核心实现给出全零",
+)
 @given(st.lists(st.floats(-10, 10), min_size=1, max_size=8))
 def test_fully_masked_row_conventions(z):
     n = len(z)
@@ -171,7 +185,10 @@ def test_published_fully_masked_table():
     assert values["inf_vs_1e9"] == 0.0 and values["masked_weight_1e9"] == 0.0 and values["first_row_1e9"] == 1.0
     assert values["add_1e9_vs_unmasked"] < 1e-6
     assert values["core_output_max"] == 0.0
-    rows = {row["convention"]: row['weights of "cat" when every key is masked'] for row in published_table("masks/large_negative", "fully_masked")}
+    rows = {
+        row["convention"]: row['weights of "cat" when every key is masked']
+        for row in published_table("masks/large_negative", "fully_masked")
+    }
     assert rows["fill -inf, exp / sum"].count("nan") == len(TOKENS)
     assert rows["fill -inf, subtract the max"].count("nan") == len(TOKENS)
     assert rows["fill -1e9 in float16, subtract the max"].count("nan") == len(TOKENS)
@@ -182,6 +199,7 @@ def test_published_fully_masked_table():
 
 def leakage_loop(allowed, x, w_q, w_k, w_v, rng):
     """Largest change of outputs 0..t (oracle) after replacing every token after t, over all cuts t."""
+
     def run(xs):
         return np.array(oracle_attention((xs @ w_q).tolist(), (xs @ w_k).tolist(), (xs @ w_v).tolist(), allowed)[0])
 
@@ -189,14 +207,16 @@ def leakage_loop(allowed, x, w_q, w_k, w_v, rng):
     changes = []
     for t in range(len(x) - 1):
         x_new = x.copy()
-        x_new[t + 1:] = rng.normal(size=x_new[t + 1:].shape)
+        x_new[t + 1 :] = rng.normal(size=x_new[t + 1 :].shape)
         changes.append(np.max(np.abs(run(x_new)[: t + 1] - base[: t + 1])))
     return changes
 
 
-@pytest.mark.claim("Under a causal mask, changing future tokens changes earlier outputs by exactly 0.0; a transposed "
-                   "or off-by-one mask leaks",
-                   zh="在因果掩码下，改变未来的词元使先前输出的变化恰好为 0.0；转置的或错位一格的掩码会泄露")
+@pytest.mark.claim(
+    "Under a causal mask, changing future tokens changes earlier outputs by exactly 0.0; a transposed "
+    "or off-by-one mask leaks",
+    zh="在因果掩码下，改变未来的词元使先前输出的变化恰好为 0.0；转置的或错位一格的掩码会泄露",
+)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 6))
 def test_leakage(seed, n):
     rng = np.random.default_rng(seed)
@@ -223,8 +243,10 @@ def test_published_leakage():
         assert values[name] > 0.1
 
 
-@pytest.mark.claim("A mask hard-coded for 6 tokens fails on a 5-token sentence; the core's error names the mask",
-                   zh="为 6 个词元写死的掩码在 5 个词元的句子上出错；核心实现的错误信息会指明掩码")
+@pytest.mark.claim(
+    "A mask hard-coded for 6 tokens fails on a 5-token sentence; the core's error names the mask",
+    zh="为 6 个词元写死的掩码在 5 个词元的句子上出错；核心实现的错误信息会指明掩码",
+)
 def test_hard_coded_mask_error():
     q, k, v = random_qkv(0, 5, 5)
     with pytest.raises(ValueError, match=r"operands could not be broadcast together with shapes \(5,5\) \(6,6\)"):
@@ -236,8 +258,10 @@ def test_hard_coded_mask_error():
     assert "mask of shape (6, 6) does not broadcast to the scores' shape (5, 5)" in stdout
 
 
-@pytest.mark.claim("All three wrong masks leak in the leakage test (no 'only a test' claim), and the right one leaks 0",
-                   zh="三种错误的掩码在泄露测试中都会泄露（不存在“只是个测试”的说法），正确的掩码泄露为 0")
+@pytest.mark.claim(
+    "All three wrong masks leak in the leakage test (no 'only a test' claim), and the right one leaks 0",
+    zh="三种错误的掩码在泄露测试中都会泄露（不存在“只是个测试”的说法），正确的掩码泄露为 0",
+)
 def test_the_leakage_test_catches_all_three_wrong_masks():
 
     values = published("masks/leakage")

@@ -9,12 +9,11 @@ import math
 
 import numpy as np
 import pytest
-from support import oracle_attention, published, REPO
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import causal_mask, merge_heads, multi_head_attention, split_heads
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from support import REPO, oracle_attention, published
 
 CHAPTER = REPO / "docs" / "multi-head.md"
 TOKENS = tokenize(SENTENCE)
@@ -54,16 +53,22 @@ def loop_multi_head(x, w_q, w_k, w_v, w_o, h, split, allowed):
 
 
 @given(st.integers(1, 6), st.integers(1, 4), st.integers(1, 4), st.integers(0, 2**32 - 1))
-@pytest.mark.claim("Splitting with reshape + transpose gives every head every position with its own slice of features, and merging undoes it exactly",
-                   zh="用 reshape 加 transpose 拆分，使每个头都得到所有位置及其各自的一段特征，合并则恰好将其还原")
+@pytest.mark.claim(
+    "Splitting with reshape + transpose gives every head every position with its own slice of features, and merging "
+    "undoes it exactly",
+    zh="用 reshape 加 transpose 拆分，使每个头都得到所有位置及其各自的一段特征，合并则恰好将其还原",
+)
 def test_split_heads_matches_index_arithmetic(length, h, d_head, seed):
     x = np.random.default_rng(seed).normal(size=(length, h * d_head))
     assert split_heads(x, h).tolist() == split_by_index(x.tolist(), h)
     assert np.array_equal(merge_heads(split_heads(x, h)), x)
 
 
-@pytest.mark.claim("Reshaping without the transpose gives head 0 only the first half of the sentence and head 1 only the second half; 12 of 14 head rows hold the wrong word",
-                   zh="不加 transpose 直接 reshape，头 0 只得到句子的前半部分，头 1 只得到后半部分；14 个头行中有 12 个对应错误的词")
+@pytest.mark.claim(
+    "Reshaping without the transpose gives head 0 only the first half of the sentence and head 1 only the second "
+    "half; 12 of 14 head rows hold the wrong word",
+    zh="不加 transpose 直接 reshape，头 0 只得到句子的前半部分，头 1 只得到后半部分；14 个头行中有 12 个对应错误的词",
+)
 def test_reshape_only_cuts_the_sentence():
     L, h = len(TOKENS), 2
     tags = [[p] * 8 for p in range(L)]
@@ -78,8 +83,10 @@ def test_reshape_only_cuts_the_sentence():
     assert values["split_matches_core"] is True and values["round_trip_error"] == 0.0
 
 
-@pytest.mark.claim('With the transpose, changing "The" moves every output row (causal mask); without it, only the first four',
-                   zh="加 transpose 时，改变 “The” 会使每个输出行都变化（因果掩码）；不加时只有前四行变化")
+@pytest.mark.claim(
+    'With the transpose, changing "The" moves every output row (causal mask); without it, only the first four',
+    zh="加 transpose 时，改变 “The” 会使每个输出行都变化（因果掩码）；不加时只有前四行变化",
+)
 def test_who_moves_with_the_loop_oracle():
     x = embed(TOKENS)
     w_q, w_k, w_v = projection_weights()
@@ -102,8 +109,12 @@ def test_who_moves_with_the_loop_oracle():
 
 
 @pytest.mark.parametrize("d_model,h", [(PAPER["d_model"], PAPER["h"]), (128, 2)])
-@pytest.mark.claim("One fused (d_model, h*d_k) projection gives the same multi-head attention as h separate (d_model, d_k) projections, at the paper's base sizes and at the tutorial's",
-                   zh="一个合并的 (d_model, h*d_k) 投影与 h 个独立的 (d_model, d_k) 投影给出相同的多头注意力，在论文的基础模型尺寸和教程的尺寸下都是如此")
+@pytest.mark.claim(
+    "One fused (d_model, h*d_k) projection gives the same multi-head attention as h separate (d_model, d_k) "
+    "projections, at the paper's base sizes and at the tutorial's",
+    zh="一个合并的 (d_model, h*d_k) 投影与 h 个独立的 (d_model, d_k) "
+    "投影给出相同的多头注意力，在论文的基础模型尺寸和教程的尺寸下都是如此",
+)
 def test_fused_equals_separate_with_the_loop_oracle(d_model, h):
     d_k, L = d_model // h, 5
     rng = np.random.default_rng(d_model)
@@ -111,8 +122,12 @@ def test_fused_equals_separate_with_the_loop_oracle(d_model, h):
     per_head = rng.normal(scale=d_model**-0.5, size=(3, h, d_model, d_k))  # W_i^Q, W_i^K, W_i^V
     w_o = rng.normal(scale=d_model**-0.5, size=(h * d_k, d_model))
     allowed = causal_allowed(L)
-    heads = [oracle_attention((x @ per_head[0, i]).tolist(), (x @ per_head[1, i]).tolist(),
-                              (x @ per_head[2, i]).tolist(), allowed)[0] for i in range(h)]
+    heads = [
+        oracle_attention(
+            (x @ per_head[0, i]).tolist(), (x @ per_head[1, i]).tolist(), (x @ per_head[2, i]).tolist(), allowed
+        )[0]
+        for i in range(h)
+    ]
     paper_form = np.concatenate([np.array(head) for head in heads], axis=1) @ w_o
     fused = [np.concatenate(list(per_head[n]), axis=1) for n in range(3)]  # (d_model, h * d_k) each
     fused_form, _ = multi_head_attention(x, *fused, w_o, h, causal_mask(L))
@@ -128,12 +143,19 @@ def test_the_paper_quote_and_the_snippet_sizes_agree():
     assert "we employ $h = 8$ parallel attention layers, or heads" in text
     assert r"$d_k = d_v = d_{\text{model}}/h = 64$" in text
     values = published("multi_head/fused_vs_separate")
-    assert (values["paper_h"], values["paper_d_k"], values["paper_d_model"]) == (PAPER["h"], PAPER["d_k"], PAPER["d_model"])
+    assert (values["paper_h"], values["paper_d_k"], values["paper_d_model"]) == (
+        PAPER["h"],
+        PAPER["d_k"],
+        PAPER["d_model"],
+    )
     assert values["tutorial_d_model"] == 128 and values["tutorial_d_k"] == 64
 
 
-@pytest.mark.claim("Reusing one (d_model, d_k) matrix for every head makes all heads compute identical weights; separate matrices do not",
-                   zh="所有头共用一个 (d_model, d_k) 矩阵会使各头算出完全相同的权重；各自独立的矩阵则不会")
+@pytest.mark.claim(
+    "Reusing one (d_model, d_k) matrix for every head makes all heads compute identical weights; separate matrices "
+    "do not",
+    zh="所有头共用一个 (d_model, d_k) 矩阵会使各头算出完全相同的权重；各自独立的矩阵则不会",
+)
 def test_shared_matrix_collapses_the_heads():
     x = embed(TOKENS)
     w_q, w_k, w_v = projection_weights()
@@ -146,8 +168,10 @@ def test_shared_matrix_collapses_the_heads():
     assert values["shared_heads_difference"] == 0.0 and values["separate_heads_difference"] > 0.1
 
 
-@pytest.mark.claim("Without W_o each output feature comes from one head; with W_o every output feature depends on every head",
-                   zh="没有 W_o 时，每个输出特征来自一个头；有 W_o 时，每个输出特征都依赖于所有头")
+@pytest.mark.claim(
+    "Without W_o each output feature comes from one head; with W_o every output feature depends on every head",
+    zh="没有 W_o 时，每个输出特征来自一个头；有 W_o 时，每个输出特征都依赖于所有头",
+)
 def test_w_o_mixes_the_heads():
     values = published("multi_head/heads")
     assert (values["head1_concat_features"], values["head1_output_features"], values["d_model"]) == (4, 8, 8)

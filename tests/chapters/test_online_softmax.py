@@ -10,12 +10,10 @@ import sys
 
 import numpy as np
 import pytest
-from support import flat_page, oracle_attention, published, REPO, softmax_row
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.online_tiles import online_softmax, tiled_attention
-
+from support import REPO, flat_page, oracle_attention, published, softmax_row
 
 
 @given(
@@ -31,8 +29,11 @@ def test_online_softmax_equals_the_loop_softmax(row, block):
     assert ell == pytest.approx(sum(math.exp(x - m) for x in row), rel=1e-12)
 
 
-@pytest.mark.claim("tiled attention with a running max and a running sum equals full-softmax attention (a loop oracle) for every tile size",
-                   zh="对每种分块大小，使用滚动最大值和滚动求和的分块注意力都等于完整 softmax 注意力（循环参照实现）")
+@pytest.mark.claim(
+    "tiled attention with a running max and a running sum equals full-softmax attention (a loop oracle) for every "
+    "tile size",
+    zh="对每种分块大小，使用滚动最大值和滚动求和的分块注意力都等于完整 softmax 注意力（循环参照实现）",
+)
 @given(st.integers(1, 23), st.integers(1, 23), st.integers(1, 6), st.integers(1, 9), st.integers(0, 2**32 - 1))
 def test_tiled_attention_equals_the_loop_oracle(lq, lk, d, tile, seed):
     rng = np.random.default_rng(seed)
@@ -84,12 +85,16 @@ for fn, args in ((scaled_dot_product_attention, ()), (tiled_attention, (128,))):
 
 
 def peaks(n):
-    result = subprocess.run([sys.executable, "-c", PEAK_PROGRAM, str(n)], cwd=REPO, capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", PEAK_PROGRAM, str(n)], cwd=REPO, capture_output=True, text=True, check=True
+    )
     return [int(line) for line in result.stdout.split()]
 
 
-@pytest.mark.claim("the full-scores peak grows with L^2, the tiled peak only by the (L, d) output",
-                   zh="完整分数矩阵的峰值内存随 L^2 增长，分块计算的峰值只随 (L, d) 的输出增长")
+@pytest.mark.claim(
+    "the full-scores peak grows with L^2, the tiled peak only by the (L, d) output",
+    zh="完整分数矩阵的峰值内存随 L^2 增长，分块计算的峰值只随 (L, d) 的输出增长",
+)
 def test_memory_scaling_in_a_fresh_process():
     (naive_a, tiled_a), (naive_b, tiled_b) = peaks(512), peaks(1024)
     assert 3.5 < naive_b / naive_a < 4.5  # doubling L: about 4x
@@ -113,8 +118,10 @@ def test_tracemalloc_peaks_reproduce_across_processes():
     assert [round(x / 1024) for x in first] == [round(x / 1024) for x in second]
 
 
-@pytest.mark.claim("The tiled peak grows like L, with the output (output plus a constant), not 'hardly at all'",
-                   zh="分块计算的峰值内存随输出按 L 增长（输出加一个常数），而不是“几乎不增长”")
+@pytest.mark.claim(
+    "The tiled peak grows like L, with the output (output plus a constant), not 'hardly at all'",
+    zh="分块计算的峰值内存随输出按 L 增长（输出加一个常数），而不是“几乎不增长”",
+)
 def test_tiled_peak_grows_with_the_output():
     from scripts.pipeline.published import value
 

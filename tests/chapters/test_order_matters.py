@@ -12,19 +12,19 @@ import re
 
 import numpy as np
 import pytest
-from support import oracle_attention, published, REPO
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import causal_mask, multi_head_attention, sinusoidal_positions
+from support import REPO, oracle_attention, published
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "order-matters.md").read_text(encoding="utf-8"))
 
 
 def loop_self_attention(x, w_q, w_k, w_v, mask=None):
     """Self-attention through the loop oracle (shares no code with snippets/lib/attention.py)."""
-    out, _ = oracle_attention((x @ w_q).tolist(), (x @ w_k).tolist(), (x @ w_v).tolist(),
-                              None if mask is None else mask.tolist())
+    out, _ = oracle_attention(
+        (x @ w_q).tolist(), (x @ w_k).tolist(), (x @ w_v).tolist(), None if mask is None else mask.tolist()
+    )
     return np.array(out)
 
 
@@ -44,18 +44,22 @@ def setup(seed, length, d):
 def test_self_attention_is_permutation_equivariant(seed, length, d):
     rng, x, w = setup(seed, length, d)
     perm = rng.permutation(length)
-    np.testing.assert_allclose(loop_self_attention(x[perm], *w), loop_self_attention(x, *w)[perm],
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        loop_self_attention(x[perm], *w), loop_self_attention(x, *w)[perm], rtol=1e-10, atol=1e-12
+    )
 
 
-@pytest.mark.claim("The mean over positions of the self-attention output is permutation-invariant",
-                   zh="自注意力输出在各位置上的平均值是置换不变的")
+@pytest.mark.claim(
+    "The mean over positions of the self-attention output is permutation-invariant",
+    zh="自注意力输出在各位置上的平均值是置换不变的",
+)
 @given(seed=st.integers(0, 2**32 - 1), length=st.integers(2, 8), d=st.integers(1, 5))
 def test_mean_pooled_output_is_permutation_invariant(seed, length, d):
     rng, x, w = setup(seed, length, d)
     perm = rng.permutation(length)
-    np.testing.assert_allclose(loop_self_attention(x[perm], *w).mean(0), loop_self_attention(x, *w).mean(0),
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        loop_self_attention(x[perm], *w).mean(0), loop_self_attention(x, *w).mean(0), rtol=1e-10, atol=1e-12
+    )
 
 
 def test_multi_head_attention_is_equivariant_too():
@@ -70,8 +74,7 @@ def test_multi_head_attention_is_equivariant_too():
 
 
 @pytest.mark.claim(
-    "Self-attention is not permutation-invariant: position by position, the outputs of the two sentences "
-    "differ",
+    "Self-attention is not permutation-invariant: position by position, the outputs of the two sentences differ",
     zh="自注意力不是置换不变的：逐个位置比较，两个句子的输出并不相同",
 )
 def test_self_attention_is_not_invariant():
@@ -86,8 +89,10 @@ def test_self_attention_is_not_invariant():
     assert values["swapped_sentence"] == "The mat sat on the cat."
 
 
-@pytest.mark.claim("Adding positional encodings, or a causal mask, breaks permutation equivariance",
-                   zh="加上位置编码或因果掩码都会破坏置换等变性")
+@pytest.mark.claim(
+    "Adding positional encodings, or a causal mask, breaks permutation equivariance",
+    zh="加上位置编码或因果掩码都会破坏置换等变性",
+)
 def test_positions_and_causal_mask_break_equivariance():
     rng, x, w = setup(8, 7, 8)
     pe = sinusoidal_positions(7, 8)
@@ -120,8 +125,10 @@ def test_the_page_uses_the_precise_words():
     assert '"have the same dimension $d_{\\text{model}}$ as the embeddings, so that the two can be summed"' in PAGE
 
 
-@pytest.mark.claim("Projecting a concatenation [x, PE] equals two projections added; adding x + PE is the tied case",
-                   zh="对拼接 [x, PE] 做投影等于两个投影相加；直接相加 x + PE 是两者共用权重的情形")
+@pytest.mark.claim(
+    "Projecting a concatenation [x, PE] equals two projections added; adding x + PE is the tied case",
+    zh="对拼接 [x, PE] 做投影等于两个投影相加；直接相加 x + PE 是两者共用权重的情形",
+)
 def test_concatenation_is_two_projections_added():
     rng = np.random.default_rng(4)
     x, pe, w = rng.normal(size=(7, 8)), sinusoidal_positions(7, 8), rng.normal(size=(16, 5))
@@ -131,9 +138,11 @@ def test_concatenation_is_two_projections_added():
     assert max(values["concat_split_error"], values["tied_add_error"], values["four_term_error"]) < 1e-13
 
 
-@pytest.mark.claim("The intuition's 'the output is shuffled as the input was' is stated for no causal mask; with "
-                   "one, the equivariance error is of order 1",
-                   zh="直观解释中“输出按输入的方式被打乱”是针对无因果掩码的情形说的；加上因果掩码时，等变误差在 1 的量级")
+@pytest.mark.claim(
+    "The intuition's 'the output is shuffled as the input was' is stated for no causal mask; with "
+    "one, the equivariance error is of order 1",
+    zh="直观解释中“输出按输入的方式被打乱”是针对无因果掩码的情形说的；加上因果掩码时，等变误差在 1 的量级",
+)
 def test_intuition_names_the_causal_mask_exception():
     assert published("order_matters/permutation")["mask_equivariance_error"] > 0.1
     intuition = PAGE.split("**The intuition.**")[1].split("##")[0]

@@ -20,17 +20,18 @@ import re
 
 import numpy as np
 import pytest
-from support import positional_encoding, published, REPO, run_snippet
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import sinusoidal_positions
+from support import REPO, positional_encoding, published, run_snippet
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8"))
 
 
-@pytest.mark.claim("The vectorised sinusoidal encoding agrees with the formula of section 3.5, entry by entry",
-                   zh="向量化的正弦位置编码与第 3.5 节的公式逐项一致")
+@pytest.mark.claim(
+    "The vectorised sinusoidal encoding agrees with the formula of section 3.5, entry by entry",
+    zh="向量化的正弦位置编码与第 3.5 节的公式逐项一致",
+)
 @given(p=st.integers(0, 1000), pair=st.integers(0, 255), half=st.integers(1, 64))
 def test_core_matches_the_formula_oracle(p, pair, half):
     d_model = 2 * half
@@ -48,7 +49,7 @@ def test_the_snippet_loop_matches_the_core_module():
 
 @pytest.mark.claim(
     'After adding the encodings, "The" (position 0) and "the" (position 4) differ by exactly the distance '
-    'between their encodings',
+    "between their encodings",
     zh="加上位置编码后，“The”（位置 0）与 “the”（位置 4）之差恰好等于它们的位置编码之间的距离",
 )
 def test_the_and_the_differ_only_by_their_encodings():
@@ -81,8 +82,10 @@ def test_small_index_is_high_frequency():
     assert values["small_change_dim0"] > 100 * values["small_change_dim6"]
 
 
-@pytest.mark.claim("PE(p + k) = M_k PE(p) for every position p, with one orthogonal block-diagonal M_k per offset k",
-                   zh="对每个位置 p 都有 PE(p + k) = M_k PE(p)，每个偏移 k 对应一个正交的分块对角矩阵 M_k")
+@pytest.mark.claim(
+    "PE(p + k) = M_k PE(p) for every position p, with one orthogonal block-diagonal M_k per offset k",
+    zh="对每个位置 p 都有 PE(p + k) = M_k PE(p)，每个偏移 k 对应一个正交的分块对角矩阵 M_k",
+)
 @pytest.mark.parametrize("d_model,k", [(8, 1), (16, 5), (16, 31), (64, 7)])
 def test_shift_is_one_linear_map_found_by_least_squares(d_model, k):
     """Fit a linear map from the data alone, on two separate sets of positions: it is exact, the same, orthogonal.
@@ -112,8 +115,10 @@ def test_published_rotation_values():
     assert values["rotation_orthogonal_error"] < 1e-14
 
 
-@pytest.mark.claim("PE(p) . PE(q) depends only on p - q, and equals the sum over pairs of cos(omega_i (p - q))",
-                   zh="PE(p) . PE(q) 只依赖于 p - q，并等于对各维度对求和的 cos(omega_i (p - q))")
+@pytest.mark.claim(
+    "PE(p) . PE(q) depends only on p - q, and equals the sum over pairs of cos(omega_i (p - q))",
+    zh="PE(p) . PE(q) 只依赖于 p - q，并等于对各维度对求和的 cos(omega_i (p - q))",
+)
 @given(p=st.integers(0, 300), q=st.integers(0, 300), shift=st.integers(0, 300), half=st.integers(1, 32))
 def test_dot_product_depends_only_on_the_offset(p, q, shift, half):
     d_model = 2 * half
@@ -132,8 +137,7 @@ def test_dot_product_is_not_monotone_in_distance():
 
 
 @pytest.mark.claim(
-    "Every encoding has norm sqrt(d_model / 2) and largest entry exactly 1, so dividing by the maximum "
-    "changes nothing",
+    "Every encoding has norm sqrt(d_model / 2) and largest entry exactly 1, so dividing by the maximum changes nothing",
     zh="每个位置编码的范数都是 sqrt(d_model / 2)，最大分量恰好为 1，所以除以最大值不改变任何东西",
 )
 @given(n=st.integers(1, 200), half=st.integers(1, 128))
@@ -197,9 +201,11 @@ def test_literature_quotes():
     assert "`h = tf.gather(wte, X) + tf.gather(wpe, positions_for(X, past_length))`" in PAGE
 
 
-@pytest.mark.claim("Shuffling the words only moves the output rows when every word may attend to every other; "
-                   "with a causal mask the rows change, and the question says so",
-                   zh="只有当每个词都能关注其他所有词时，打乱词序才只是移动输出行；加上因果掩码后各行本身会改变，题目中也这样说")
+@pytest.mark.claim(
+    "Shuffling the words only moves the output rows when every word may attend to every other; "
+    "with a causal mask the rows change, and the question says so",
+    zh="只有当每个词都能关注其他所有词时，打乱词序才只是移动输出行；加上因果掩码后各行本身会改变，题目中也这样说",
+)
 def test_shuffle_moves_rows_only_without_a_causal_mask():
     from support import W, X, attend, causal
 

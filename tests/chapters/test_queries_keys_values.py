@@ -10,12 +10,11 @@ import math
 
 import numpy as np
 import pytest
-from support import flat_page, oracle_attention, published, softmax_row
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import attention_scores
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from support import flat_page, oracle_attention, published, softmax_row
 
 TOKENS = tokenize(SENTENCE)
 
@@ -32,8 +31,10 @@ def running():
     return x, w_q, w_k, w_v
 
 
-@pytest.mark.claim("Replacing W_v changes the output but not a single attention weight",
-                   zh="替换 W_v 会改变输出，但不改变任何一个注意力权重")
+@pytest.mark.claim(
+    "Replacing W_v changes the output but not a single attention weight",
+    zh="替换 W_v 会改变输出，但不改变任何一个注意力权重",
+)
 def test_weights_do_not_depend_on_w_v():
     x, w_q, w_k, w_v = running()
     q, k = (x @ w_q).tolist(), (x @ w_k).tolist()
@@ -47,8 +48,10 @@ def test_weights_do_not_depend_on_w_v():
     assert values["output_change_new_wv"] > 0.1
 
 
-@pytest.mark.claim('"The" and "the" get the same query, key and value before positions are added',
-                   zh="加上位置信息之前，“The” 和 “the” 得到相同的查询、键和值")
+@pytest.mark.claim(
+    '"The" and "the" get the same query, key and value before positions are added',
+    zh="加上位置信息之前，“The” 和 “the” 得到相同的查询、键和值",
+)
 def test_the_and_the_share_q_k_v():
     x, w_q, w_k, w_v = running()
     the, the_lower = TOKENS.index("The"), TOKENS.index("the")
@@ -57,8 +60,10 @@ def test_the_and_the_share_q_k_v():
     assert published("queries_keys_values/projections")["the_the_q_difference"] == 0.0
 
 
-@pytest.mark.claim("With W_k = W_q the score matrix is symmetric and every self-score is >= 0",
-                   zh="当 W_k = W_q 时，分数矩阵是对称的，且每个自身分数都 >= 0")
+@pytest.mark.claim(
+    "With W_k = W_q the score matrix is symmetric and every self-score is >= 0",
+    zh="当 W_k = W_q 时，分数矩阵是对称的，且每个自身分数都 >= 0",
+)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 8))
 def test_tied_scores_are_symmetric_with_nonnegative_diagonal(seed, length, d_model):
     rng = np.random.default_rng(seed)
@@ -74,8 +79,10 @@ def test_tied_scores_are_symmetric_with_nonnegative_diagonal(seed, length, d_mod
     assert np.max(np.abs(core - core.T)) < 1e-12
 
 
-@pytest.mark.claim("Tied, another key can outscore a word's own key only if its projection is longer (Cauchy-Schwarz)",
-                   zh="共用权重时，另一个键的得分只有在其投影更长时才能超过一个词自己的键（柯西-施瓦茨不等式）")
+@pytest.mark.claim(
+    "Tied, another key can outscore a word's own key only if its projection is longer (Cauchy-Schwarz)",
+    zh="共用权重时，另一个键的得分只有在其投影更长时才能超过一个词自己的键（柯西-施瓦茨不等式）",
+)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 7), st.integers(1, 8))
 def test_tied_self_is_beaten_only_by_a_longer_key(seed, length, d_model):
     rng = np.random.default_rng(seed)
@@ -88,8 +95,10 @@ def test_tied_self_is_beaten_only_by_a_longer_key(seed, length, d_model):
                 assert norms[j] > norms[i]
 
 
-@pytest.mark.claim("On the running sentence, tied W_q = W_k gives symmetric scores but asymmetric weights",
-                   zh="在贯穿示例的句子上，共用的 W_q = W_k 给出对称的分数，但权重不对称")
+@pytest.mark.claim(
+    "On the running sentence, tied W_q = W_k gives symmetric scores but asymmetric weights",
+    zh="在贯穿示例的句子上，共用的 W_q = W_k 给出对称的分数，但权重不对称",
+)
 def test_running_sentence_tied_numbers():
     x, w_q, _, _ = running()
     q = (x @ w_q).tolist()
@@ -127,8 +136,10 @@ def recount_self_match():
     return values, rates
 
 
-@pytest.mark.claim("Tied W_q = W_k makes a token's best key itself far above chance, near 100% at d_model = 64",
-                   zh="共用的 W_q = W_k 使词元的最佳键是它自己的比例远高于随机水平，d_model = 64 时接近 100%")
+@pytest.mark.claim(
+    "Tied W_q = W_k makes a token's best key itself far above chance, near 100% at d_model = 64",
+    zh="共用的 W_q = W_k 使词元的最佳键是它自己的比例远高于随机水平，d_model = 64 时接近 100%",
+)
 def test_self_match_rates_recounted():
     values, rates = recount_self_match()
     assert values["separate_rate_d8"] == pytest.approx(rates[8]["separate"], abs=1e-12)
@@ -145,8 +156,10 @@ def test_self_match_rates_recounted():
     assert tied == sorted(tied) and tied[0] > 2 * chance and tied[-1] > 0.999
 
 
-@pytest.mark.claim("In the 2-D counterexample the dot product ranks key B first and cosine ranks key A first",
-                   zh="在二维反例中，点积把键 B 排在第一，余弦相似度把键 A 排在第一")
+@pytest.mark.claim(
+    "In the 2-D counterexample the dot product ranks key B first and cosine ranks key A first",
+    zh="在二维反例中，点积把键 B 排在第一，余弦相似度把键 A 排在第一",
+)
 def test_counterexample_with_math():
     q, a, b = (1.0, 0.0), (0.9, 0.3), (2.0, 2.0)
 
@@ -167,8 +180,10 @@ def test_counterexample_with_math():
     assert values["weight_b_2q"] == pytest.approx(softmax_row([dot(two_q, a), dot(two_q, b)])[1])
 
 
-@pytest.mark.claim("Within one query's row the query's length cannot change which key has the highest score",
-                   zh="在同一个查询的行内，查询的长度无法改变哪个键得分最高")
+@pytest.mark.claim(
+    "Within one query's row the query's length cannot change which key has the highest score",
+    zh="在同一个查询的行内，查询的长度无法改变哪个键得分最高",
+)
 @given(st.integers(0, 2**32 - 1), st.floats(0.01, 100.0))
 def test_query_length_does_not_change_the_winner(seed, c):
     rng = np.random.default_rng(seed)
@@ -179,8 +194,10 @@ def test_query_length_does_not_change_the_winner(seed, c):
     assert np.argmax(k @ q) == np.argmax(cosine * np.linalg.norm(k, axis=1))
 
 
-@pytest.mark.claim("Dot product and cosine pick different best keys in about a quarter of random query rows",
-                   zh="在约 1/4 的随机查询行中，点积与余弦相似度选出的最佳键不同")
+@pytest.mark.claim(
+    "Dot product and cosine pick different best keys in about a quarter of random query rows",
+    zh="在约 1/4 的随机查询行中，点积与余弦相似度选出的最佳键不同",
+)
 def test_disagreement_rate_recounted():
     values = published("queries_keys_values/dot_vs_cosine")
     rng = np.random.default_rng(5)
@@ -206,9 +223,12 @@ def test_disagreement_rate_recounted():
     assert changed == ["on"] and values["running_disagree"] == 1
 
 
-@pytest.mark.claim("With tied projections a longer key outscores the self-score whenever ||x_j W|| cos(theta) > "
-                   "||x_i W||: three times as long at 60 degrees scores 1.5 against 1, far from 'the same way'",
-                   zh="共用投影时，只要 ||x_j W|| cos(theta) > ||x_i W||，更长的键的得分就会超过自身分数：长 3 倍、夹角 60 度时得分为 1.5 对 1，远非“同样的方式”")
+@pytest.mark.claim(
+    "With tied projections a longer key outscores the self-score whenever ||x_j W|| cos(theta) > "
+    "||x_i W||: three times as long at 60 degrees scores 1.5 against 1, far from 'the same way'",
+    zh="共用投影时，只要 ||x_j W|| cos(theta) > ||x_i W||，更长的键的得分就会超过自身分数：长 3 倍、夹角 60 "
+    "度时得分为 1.5 对 1，远非“同样的方式”",
+)
 def test_a_longer_key_at_a_wide_angle_outscores_the_self_score():
 
     own = np.array([1.0, 0.0])
@@ -224,13 +244,17 @@ def test_a_longer_key_at_a_wide_angle_outscores_the_self_score():
     assert (cos[wins] < 0.9).any()  # "points almost the same way" is not needed
     page = flat_page("queries-keys-values.md")
     assert "only if its projection is longer *and* points almost the same way" not in page
-    assert ("A projection three times as long at $60^\\circ$ scores $3 \\cdot \\tfrac{1}{2} = 1.5$ against a "
-            "self-score of $1$.") in page
+    assert (
+        "A projection three times as long at $60^\\circ$ scores $3 \\cdot \\tfrac{1}{2} = 1.5$ against a "
+        "self-score of $1$."
+    ) in page
 
 
-@pytest.mark.claim("With separate W_q and W_k the self-match rate is near chance at every width, within sampling "
-                   "noise of 1/L, not exactly at it",
-                   zh="W_q 与 W_k 各自独立时，在每种宽度下自身匹配率都接近随机水平，与 1/L 的差距在抽样噪声以内，但并不恰好等于它")
+@pytest.mark.claim(
+    "With separate W_q and W_k the self-match rate is near chance at every width, within sampling "
+    "noise of 1/L, not exactly at it",
+    zh="W_q 与 W_k 各自独立时，在每种宽度下自身匹配率都接近随机水平，与 1/L 的差距在抽样噪声以内，但并不恰好等于它",
+)
 def test_separate_self_match_is_within_noise_of_chance():
     values = published("queries_keys_values/self_match")
     chance, n = 1 / 7, values["n_rows"]

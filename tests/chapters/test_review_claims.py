@@ -3,9 +3,8 @@
 import contextlib
 import io
 
-from support import INVENTORY
-
 from scripts import review_claims
+from support import INVENTORY
 
 
 def test_the_lister_runs_and_covers_every_chapter_and_verdict():

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+
 from support import flat_page, published, published_table
 
 RELATIVE, PAIRING = published("rotary/relative"), published("rotary/pairing")
@@ -18,7 +19,10 @@ def rotate(vector, m, base=10000.0):
     for i in range(d // 2):
         angle = m * base ** (-2 * i / d)
         a, b = vector[2 * i], vector[2 * i + 1]
-        out[2 * i], out[2 * i + 1] = a * math.cos(angle) - b * math.sin(angle), a * math.sin(angle) + b * math.cos(angle)
+        out[2 * i], out[2 * i + 1] = (
+            a * math.cos(angle) - b * math.sin(angle),
+            a * math.sin(angle) + b * math.cos(angle),
+        )
     return out
 
 
@@ -26,8 +30,11 @@ def dot(a, b):
     return sum(x * y for x, y in zip(a, b))
 
 
-@pytest.mark.claim("With rotary positions, q_m . k_n is the same for every n at a fixed offset m - n, up to rounding, for "
-                   "positions up to 1,100,000", zh="使用旋转位置编码时，偏移 m - n 固定，q_m · k_n 对每个 n 都相同（在舍入误差内），位置最大到 1,100,000")
+@pytest.mark.claim(
+    "With rotary positions, q_m . k_n is the same for every n at a fixed offset m - n, up to rounding, for "
+    "positions up to 1,100,000",
+    zh="使用旋转位置编码时，偏移 m - n 固定，q_m · k_n 对每个 n 都相同（在舍入误差内），位置最大到 1,100,000",
+)
 def test_scores_depend_on_the_offset_only():
     assert RELATIVE["max_spread"] < 1e-8 * RELATIVE["score_scale"]
     rows = published_table("rotary/relative", "relative")
@@ -39,8 +46,11 @@ def test_scores_depend_on_the_offset_only():
     assert RELATIVE["shift_change"] < 1e-12
 
 
-@pytest.mark.claim("For independent random q and k the size of a rotary score does not fall with the offset; for a key "
-                   "equal to its query it does", zh="对相互独立的随机 q 和 k，旋转后分数的大小不随偏移减小；键等于查询时则会减小")
+@pytest.mark.claim(
+    "For independent random q and k the size of a rotary score does not fall with the offset; for a key "
+    "equal to its query it does",
+    zh="对相互独立的随机 q 和 k，旋转后分数的大小不随偏移减小；键等于查询时则会减小",
+)
 def test_what_dot_products_do_with_distance():
     assert 0.9 < RELATIVE["random_far_ratio"] < 1.1
     assert RELATIVE["same_near"] > 5 * RELATIVE["same_far"]
@@ -58,9 +68,12 @@ def test_what_dot_products_do_with_distance():
     assert same[0] == 64 and abs(same[1]) < 20  # E[q_m . q_0] = 2 sum_i cos(r theta_i) for unit Gaussians
 
 
-@pytest.mark.claim("Permuting each head's W_Q and W_K columns (2i -> i, 2i+1 -> i + d/2) turns an interleaved RoPE "
-                   "checkpoint into a half-pairing one with the same scores; without it the scores change",
-                   zh="把每个头的 W_Q 和 W_K 的列置换（2i -> i，2i+1 -> i + d/2），就把相邻配对的 RoPE 检查点变成对半配对的检查点，分数不变；不置换则分数改变")
+@pytest.mark.claim(
+    "Permuting each head's W_Q and W_K columns (2i -> i, 2i+1 -> i + d/2) turns an interleaved RoPE "
+    "checkpoint into a half-pairing one with the same scores; without it the scores change",
+    zh="把每个头的 W_Q 和 W_K 的列置换（2i -> i，2i+1 -> i + d/2），就把相邻配对的 RoPE "
+    "检查点变成对半配对的检查点，分数不变；不置换则分数改变",
+)
 def test_the_permutation_converts_the_checkpoint():
     assert PAIRING["converted_error"] < 1e-12
     assert PAIRING["unconverted_error"] > 0.1 * PAIRING["score_range"]
@@ -82,8 +95,12 @@ def test_rope_angles_are_the_sinusoidal_arguments():
     assert WAVES["same_as_sinusoidal"] < 1e-9
 
 
-@pytest.mark.claim("With base 10000 and 4,096 positions, 18 of 64 rotary pairs (d_head = 128) never complete a turn; "
-                   "with base 500000 and 8,192, 29", zh="基数 10000、4,096 个位置时，64 个旋转对（d_head = 128）中有 18 个转不满一圈；基数 500000、8,192 个位置时有 29 个")
+@pytest.mark.claim(
+    "With base 10000 and 4,096 positions, 18 of 64 rotary pairs (d_head = 128) never complete a turn; "
+    "with base 500000 and 8,192, 29",
+    zh="基数 10000、4,096 个位置时，64 个旋转对（d_head = 128）中有 18 个转不满一圈；基数 500000、8,192 个位置时有 "
+    "29 个",
+)
 def test_pairs_that_never_turn():
     def unturned(base, context):
         return sum(1 for i in range(64) if 2 * math.pi * base ** (2 * i / 128) > context)
@@ -103,9 +120,12 @@ def overshoots(theta_new, theta, trained, target):
     return steps
 
 
-@pytest.mark.claim("Going from 4,096 to 16,384 positions, position interpolation leaves no rotary pair more than one "
-                   "position past its trained angles; without it 18 pairs go past, and with an NTK-aware base 17",
-                   zh="从 4,096 个位置扩展到 16,384 个时，位置插值不让任何旋转对超出训练时角度一个位置以上；不做改动有 18 对超出，NTK 感知的基数有 17 对")
+@pytest.mark.claim(
+    "Going from 4,096 to 16,384 positions, position interpolation leaves no rotary pair more than one "
+    "position past its trained angles; without it 18 pairs go past, and with an NTK-aware base 17",
+    zh="从 4,096 个位置扩展到 16,384 个时，位置插值不让任何旋转对超出训练时角度一个位置以上；不做改动有 18 "
+    "对超出，NTK 感知的基数有 17 对",
+)
 def test_stretching_methods_against_a_loop():
     d, base, s = 128, 10000.0, 4.0
     theta = [base ** (-2 * i / d) for i in range(d // 2)]
@@ -120,8 +140,10 @@ def test_stretching_methods_against_a_loop():
     assert STRETCH["fastest_pi"] == pytest.approx(0.25) and STRETCH["fastest_ntk"] == 1.0
 
 
-@pytest.mark.claim("Fine-tuning on 128 positions a model trained on 512 brings no rotary angle it has not seen",
-                   zh="用 128 个位置微调在 512 个位置上训练的模型，不会带来任何没见过的旋转角度")
+@pytest.mark.claim(
+    "Fine-tuning on 128 positions a model trained on 512 brings no rotary angle it has not seen",
+    zh="用 128 个位置微调在 512 个位置上训练的模型，不会带来任何没见过的旋转角度",
+)
 def test_the_seed_cold_start_meets_no_new_angle():
     theta = [10000 ** (-2 * i / 128) for i in range(64)]
     assert max(overshoots(theta, theta, 512, 128)) == 0.0 == STRETCH["seed_overshoot"]

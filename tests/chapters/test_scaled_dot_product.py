@@ -10,15 +10,14 @@ import re
 
 import numpy as np
 import pytest
-from support import nonempty_glob, oracle_attention, published, published_table, REPO, softmax_row
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import sinusoidal_positions, softmax
 from lib.debug_tools import numeric_gradient
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 from lib.seeded import normals
 from scripts.pipeline.references import read_page, without_references
+from support import REPO, nonempty_glob, oracle_attention, published, published_table, softmax_row
 
 CHAPTER = REPO / "docs" / "scaled-dot-product.md"
 
@@ -40,8 +39,10 @@ def oracle_running_example():
     return np.array(weights), np.array(output), (q, k, v)
 
 
-@pytest.mark.claim("The heatmap's weights are the running sentence's softmax(q k^T / sqrt(d_k)), and every row sums to 1",
-                   zh="热力图中的权重是贯穿示例句子的 softmax(q k^T / sqrt(d_k))，且每行之和为 1")
+@pytest.mark.claim(
+    "The heatmap's weights are the running sentence's softmax(q k^T / sqrt(d_k)), and every row sums to 1",
+    zh="热力图中的权重是贯穿示例句子的 softmax(q k^T / sqrt(d_k))，且每行之和为 1",
+)
 def test_heatmap_weights_match_the_loop_oracle_and_rows_sum_to_one():
     weights = np.array(published("scaled_dot_product/steps")["heatmap_weights"])
     want, _, _ = oracle_running_example()
@@ -51,16 +52,20 @@ def test_heatmap_weights_match_the_loop_oracle_and_rows_sum_to_one():
     assert (weights >= 0).all() and (weights <= 1).all()
 
 
-@pytest.mark.claim("The five steps done by hand give the same output as the core scaled_dot_product_attention",
-                   zh="手工完成的五个步骤与核心实现 scaled_dot_product_attention 给出相同的输出")
+@pytest.mark.claim(
+    "The five steps done by hand give the same output as the core scaled_dot_product_attention",
+    zh="手工完成的五个步骤与核心实现 scaled_dot_product_attention 给出相同的输出",
+)
 def test_steps_by_hand_equal_the_core_function():
     values = published("scaled_dot_product/steps")
     assert values["max_error_vs_core"] < 1e-12
     assert values["max_row_sum_error"] < 1e-12
 
 
-@pytest.mark.claim('The row of "cat" puts its largest weight on "on"; scaled scores are the scores divided by sqrt(8)',
-                   zh="“cat” 的行把最大的权重放在 “on” 上；缩放后的分数就是分数除以 sqrt(8)")
+@pytest.mark.claim(
+    'The row of "cat" puts its largest weight on "on"; scaled scores are the scores divided by sqrt(8)',
+    zh="“cat” 的行把最大的权重放在 “on” 上；缩放后的分数就是分数除以 sqrt(8)",
+)
 def test_cat_row_table():
     rows = published_table("scaled_dot_product/steps", "cat_row")
     weights, _, (q, k, _) = oracle_running_example()
@@ -76,8 +81,10 @@ def test_cat_row_table():
     assert published("scaled_dot_product/steps")["cat_top_key"] == top == "on"
 
 
-@pytest.mark.claim('"The" and "the" share one embedding, so their rows of weights are identical',
-                   zh="“The” 和 “the” 共用同一个嵌入，所以它们的权重行完全相同")
+@pytest.mark.claim(
+    '"The" and "the" share one embedding, so their rows of weights are identical',
+    zh="“The” 和 “the” 共用同一个嵌入，所以它们的权重行完全相同",
+)
 def test_the_and_the_have_identical_rows():
     weights = np.array(published("scaled_dot_product/steps")["heatmap_weights"])
     tokens = tokenize(SENTENCE)
@@ -85,15 +92,24 @@ def test_the_and_the_have_identical_rows():
     assert published("scaled_dot_product/steps")["the_rows_max_difference"] == 0.0
 
 
-@pytest.mark.claim("The shape table lists the real shape of every intermediate tensor",
-                   zh="形状表列出了每个中间张量的真实形状")
+@pytest.mark.claim(
+    "The shape table lists the real shape of every intermediate tensor", zh="形状表列出了每个中间张量的真实形状"
+)
 def test_shape_table_matches_the_running_example():
     length, d_model = len(tokenize(SENTENCE)), embed(tokenize(SENTENCE)).shape[1]
     d_k = projection_weights()[0].shape[1]
     want = {
-        "tokens": (length,), "x": (length, d_model), "w_q, w_k": (d_model, d_k), "w_v": (d_model, d_k),
-        "q, k": (length, d_k), "v": (length, d_k), "k.T": (d_k, length), "scores": (length, length),
-        "scaled": (length, length), "weights": (length, length), "output": (length, d_k),
+        "tokens": (length,),
+        "x": (length, d_model),
+        "w_q, w_k": (d_model, d_k),
+        "w_v": (d_model, d_k),
+        "q, k": (length, d_k),
+        "v": (length, d_k),
+        "k.T": (d_k, length),
+        "scores": (length, length),
+        "scaled": (length, length),
+        "weights": (length, length),
+        "output": (length, d_k),
     }
     rows = published_table("scaled_dot_product/steps", "shapes")
     assert {r["tensor"]: r["shape here"] for r in rows} == {name: str(shape) for name, shape in want.items()}
@@ -106,8 +122,10 @@ def test_shape_table_matches_the_running_example():
 # ---------------------------------------------------------------- the variance argument
 
 
-@pytest.mark.claim("In the published table, Var(q·k) is within 10% of d_k and Var(q·k/sqrt(d_k)) within 10% of 1, for every d_k",
-                   zh="在发布的表中，对每个 d_k，Var(q·k) 与 d_k 相差不到 10%，Var(q·k/sqrt(d_k)) 与 1 相差不到 10%")
+@pytest.mark.claim(
+    "In the published table, Var(q·k) is within 10% of d_k and Var(q·k/sqrt(d_k)) within 10% of 1, for every d_k",
+    zh="在发布的表中，对每个 d_k，Var(q·k) 与 d_k 相差不到 10%，Var(q·k/sqrt(d_k)) 与 1 相差不到 10%",
+)
 def test_published_variance_table_follows_the_theory():
     rows = published_table("scaled_dot_product/variance", "variance")
     assert [int(r["d_k"]) for r in rows] == [4, 16, 64, 256, 1024]
@@ -119,8 +137,10 @@ def test_published_variance_table_follows_the_theory():
         assert abs(number(row["mean of q·k"])) < 5 * math.sqrt(d_k / 10_000)  # mean 0, within 5 standard errors
 
 
-@pytest.mark.claim("For iid zero-mean unit-variance components, Var(q·k) = d_k and Var(q·k/sqrt(d_k)) = 1",
-                   zh="对于独立同分布、均值为零、方差为 1 的分量，Var(q·k) = d_k，Var(q·k/sqrt(d_k)) = 1")
+@pytest.mark.claim(
+    "For iid zero-mean unit-variance components, Var(q·k) = d_k and Var(q·k/sqrt(d_k)) = 1",
+    zh="对于独立同分布、均值为零、方差为 1 的分量，Var(q·k) = d_k，Var(q·k/sqrt(d_k)) = 1",
+)
 def test_variance_theory_with_an_independent_sample():
     rng = np.random.Generator(np.random.MT19937(99))  # a different bit generator from the snippet's
     for d_k in (4, 16, 64, 256, 1024):
@@ -132,8 +152,10 @@ def test_variance_theory_with_an_independent_sample():
         assert variance / d_k == pytest.approx(1.0, rel=0.10)
 
 
-@pytest.mark.claim("The variance argument needs unit-variance q and k: with components of std sigma the scaled variance is sigma^4",
-                   zh="方差论证要求 q 和 k 的方差为 1：分量的标准差为 sigma 时，缩放后的方差是 sigma^4")
+@pytest.mark.claim(
+    "The variance argument needs unit-variance q and k: with components of std sigma the scaled variance is sigma^4",
+    zh="方差论证要求 q 和 k 的方差为 1：分量的标准差为 sigma 时，缩放后的方差是 sigma^4",
+)
 def test_scaled_variance_is_sigma_to_the_fourth():
     for row in published_table("scaled_dot_product/variance", "sigma"):
         sigma = number(row["std σ of each component"])
@@ -168,8 +190,11 @@ def saturation_sample(d_k, rows, rng, n_keys=7):
     return softmax(scores), softmax(scores / math.sqrt(d_k))
 
 
-@pytest.mark.claim("Unscaled, the largest weight climbs towards 1 and the entropy and softmax Jacobian fall as d_k grows; scaled, all three stay flat",
-                   zh="不缩放时，随着 d_k 增大，最大权重趋向 1，熵和 softmax 雅可比矩阵则下降；缩放后三者都保持平稳")
+@pytest.mark.claim(
+    "Unscaled, the largest weight climbs towards 1 and the entropy and softmax Jacobian fall as d_k grows; scaled, "
+    "all three stay flat",
+    zh="不缩放时，随着 d_k 增大，最大权重趋向 1，熵和 softmax 雅可比矩阵则下降；缩放后三者都保持平稳",
+)
 def test_published_saturation_tables_show_saturation_only_without_scaling():
     unscaled = published_table("scaled_dot_product/saturation", "saturation_unscaled")
     scaled = published_table("scaled_dot_product/saturation", "saturation_scaled")
@@ -185,8 +210,11 @@ def test_published_saturation_tables_show_saturation_only_without_scaling():
     assert number(unscaled[-1]["median ‖J‖_F"]) < 1e-4 * number(scaled[-1]["median ‖J‖_F"])
 
 
-@pytest.mark.claim("At d_k = 64, unscaled rows average a largest weight near 0.88 and over a third of them exceed 0.99; scaled rows stay near 0.39",
-                   zh="d_k 为 64 时，不缩放的行最大权重平均接近 0.88，其中超过 1/3 的行超过 0.99；缩放后的行保持在 0.39 左右")
+@pytest.mark.claim(
+    "At d_k = 64, unscaled rows average a largest weight near 0.88 and over a third of them exceed 0.99; scaled rows "
+    "stay near 0.39",
+    zh="d_k 为 64 时，不缩放的行最大权重平均接近 0.88，其中超过 1/3 的行超过 0.99；缩放后的行保持在 0.39 左右",
+)
 def test_saturation_at_d_k_64_with_an_independent_sample():
     values = published("scaled_dot_product/saturation")
     assert values["max_weight_unscaled_64"] == pytest.approx(0.88, abs=0.01)
@@ -203,15 +231,17 @@ def test_saturation_at_d_k_64_with_an_independent_sample():
     assert entropy.mean() == pytest.approx(values["entropy_scaled_64"], abs=0.03)
 
 
-@pytest.mark.claim("The explorable's opening row (d_k = 64, seed 0) is flatter than the figure's average row: spread below "
-                   "sqrt(d_k) = 8, largest weight below the mean, entropy above it; dividing by sqrt(d_k) divides its spread by 8",
-                   zh="可交互示例的起始行（d_k = 64，种子 0）比图中的平均行更平：标准差低于 sqrt(d_k) = 8，最大权重低于平均值，"
-                   "熵高于平均值；除以 sqrt(d_k) 使标准差缩小为 1/8")
+@pytest.mark.claim(
+    "The explorable's opening row (d_k = 64, seed 0) is flatter than the figure's average row: spread below "
+    "sqrt(d_k) = 8, largest weight below the mean, entropy above it; dividing by sqrt(d_k) divides its spread by 8",
+    zh="可交互示例的起始行（d_k = 64，种子 0）比图中的平均行更平：标准差低于 sqrt(d_k) = 8，最大权重低于平均值，"
+    "熵高于平均值；除以 sqrt(d_k) 使标准差缩小为 1/8",
+)
 def test_the_opening_row_of_the_explorable_beside_the_figures_average():
     values = published("scaled_dot_product/saturation")
     assert values["opening_dk"] == 64
     draws = normals(0, 8 * 64)  # the page's generator: the query first, then the seven keys
-    q, keys = draws[:64], [draws[64 * (j + 1): 64 * (j + 2)] for j in range(7)]
+    q, keys = draws[:64], [draws[64 * (j + 1) : 64 * (j + 2)] for j in range(7)]
     for name, divisor in (("unscaled", 1.0), ("scaled", 8.0)):
         scores = [sum(a * b for a, b in zip(q, key)) / divisor for key in keys]
         mean = sum(scores) / 7
@@ -229,8 +259,10 @@ def test_the_opening_row_of_the_explorable_beside_the_figures_average():
     assert values["opening_entropy_bits_scaled"] > values["opening_entropy_bits_unscaled"]
 
 
-@pytest.mark.claim("For uniform weights the softmax Jacobian has Frobenius norm sqrt(L - 1)/L; for one-hot weights it is 0",
-                   zh="权重均匀时，softmax 雅可比矩阵的弗罗贝尼乌斯范数为 sqrt(L - 1)/L；权重为独热时为 0")
+@pytest.mark.claim(
+    "For uniform weights the softmax Jacobian has Frobenius norm sqrt(L - 1)/L; for one-hot weights it is 0",
+    zh="权重均匀时，softmax 雅可比矩阵的弗罗贝尼乌斯范数为 sqrt(L - 1)/L；权重为独热时为 0",
+)
 def test_uniform_reference_values():
     values = published("scaled_dot_product/saturation")
     assert values["uniform_max_weight"] == pytest.approx(1 / 7)
@@ -268,8 +300,10 @@ def test_hand_gradient_matches_finite_differences():
     np.testing.assert_allclose(hand_grad_w_q(x, w_q, w_k, w_v, d_output), numeric_gradient(loss, w_q), atol=1e-7)
 
 
-@pytest.mark.claim("The std of the scaled scores is d_model·sigma_W^2: 128 for N(0,1), 0.0128 for 0.01·N(0,1), 1 for N(0,1/d_model)",
-                   zh="缩放后分数的标准差为 d_model·sigma_W^2：N(0,1) 时为 128，0.01·N(0,1) 时为 0.0128，N(0,1/d_model) 时为 1")
+@pytest.mark.claim(
+    "The std of the scaled scores is d_model·sigma_W^2: 128 for N(0,1), 0.0128 for 0.01·N(0,1), 1 for N(0,1/d_model)",
+    zh="缩放后分数的标准差为 d_model·sigma_W^2：N(0,1) 时为 128，0.01·N(0,1) 时为 0.0128，N(0,1/d_model) 时为 1",
+)
 def test_score_std_follows_d_model_sigma_squared():
     for row in published_table("scaled_dot_product/init", "init_random"):
         predicted = number(row["predicted std"])
@@ -285,8 +319,10 @@ def test_score_std_follows_d_model_sigma_squared():
         assert np.std(np.concatenate(stds)) == pytest.approx(want, rel=0.10)
 
 
-@pytest.mark.claim("On the running sentence the three inits rescale the same draws, so the score std scales exactly with sigma_W^2",
-                   zh="在贯穿示例的句子上，三种初始化是对同一组抽样的缩放，所以分数的标准差恰好与 sigma_W^2 成正比")
+@pytest.mark.claim(
+    "On the running sentence the three inits rescale the same draws, so the score std scales exactly with sigma_W^2",
+    zh="在贯穿示例的句子上，三种初始化是对同一组抽样的缩放，所以分数的标准差恰好与 sigma_W^2 成正比",
+)
 def test_running_sentence_score_std_scales_with_sigma_squared():
     values = published("scaled_dot_product/init")
     std1, small, xavier = (values[f"score_std_{n}_sentence"] for n in ("std1", "small", "xavier"))
@@ -314,8 +350,12 @@ def init_sample():
     return random_init_sample(np.random.default_rng(11), 300)
 
 
-@pytest.mark.claim("At seed 000's sizes, N(0,1) projections give one-hot rows and 0.01·N(0,1) gives uniform rows, both with the scaling; N(0,1/d_model) gives neither",
-                   zh="在种子教程 000 的尺寸下，即使有缩放，N(0,1) 投影也得到独热的行，0.01·N(0,1) 得到均匀的行；N(0,1/d_model) 两者都不会")
+@pytest.mark.claim(
+    "At seed 000's sizes, N(0,1) projections give one-hot rows and 0.01·N(0,1) gives uniform rows, both with the "
+    "scaling; N(0,1/d_model) gives neither",
+    zh="在种子教程 000 的尺寸下，即使有缩放，N(0,1) 投影也得到独热的行，0.01·N(0,1) 得到均匀的行；N(0,1/d_model) "
+    "两者都不会",
+)
 def test_init_extremes(init_sample):
     values = published("scaled_dot_product/init")
     assert values["max_weight_std1_random"] > 0.98
@@ -327,8 +367,11 @@ def test_init_extremes(init_sample):
     assert 1.5 / 6 < tops[1 / math.sqrt(128)] < 0.9
 
 
-@pytest.mark.claim("With 0.01·N(0,1) every sentence's gradient to W_q is about (0.088/0.01)^2 ≈ 78 times smaller than with N(0,1/d_model)",
-                   zh="使用 0.01·N(0,1) 时，每个句子传给 W_q 的梯度约为 N(0,1/d_model) 时的 1/78（(0.088/0.01)^2 ≈ 78）")
+@pytest.mark.claim(
+    "With 0.01·N(0,1) every sentence's gradient to W_q is about (0.088/0.01)^2 ≈ 78 times smaller than with "
+    "N(0,1/d_model)",
+    zh="使用 0.01·N(0,1) 时，每个句子传给 W_q 的梯度约为 N(0,1/d_model) 时的 1/78（(0.088/0.01)^2 ≈ 78）",
+)
 def test_small_init_gradient_shrinks_like_sigma_squared(init_sample):
     values = published("scaled_dot_product/init")
     ratio = values["grad_median_xavier_random"] / values["grad_median_small_random"]
@@ -338,8 +381,12 @@ def test_small_init_gradient_shrinks_like_sigma_squared(init_sample):
     assert np.quantile(small, 0.9) < np.quantile(xavier, 0.1) / 10  # no sentence escapes it
 
 
-@pytest.mark.claim("With N(0,1) most rows are saturated (||J||_F < 1e-6) and about a quarter of sentences send W_q no gradient, while others send more than the healthy init",
-                   zh="使用 N(0,1) 时，大多数行都已饱和（||J||_F < 1e-6），约 1/4 的句子不向 W_q 传递梯度，而其他句子传递的梯度比正常的初始化还多")
+@pytest.mark.claim(
+    "With N(0,1) most rows are saturated (||J||_F < 1e-6) and about a quarter of sentences send W_q no gradient, "
+    "while others send more than the healthy init",
+    zh="使用 N(0,1) 时，大多数行都已饱和（||J||_F < 1e-6），约 1/4 的句子不向 W_q "
+    "传递梯度，而其他句子传递的梯度比正常的初始化还多",
+)
 def test_std1_init_gradient_is_erratic(init_sample):
     values = published("scaled_dot_product/init")
     assert values["dead_rows_std1_random"] > 0.5 and values["dead_rows_xavier_random"] == 0
@@ -370,8 +417,12 @@ def seed_000_recipe(rng):
     return q @ k.T - 1e9 * future, q @ k.T / 8.0 - 1e9 * future
 
 
-@pytest.mark.claim('Seed 000\'s code never gives "[0.999, 0.0001, ...]" without the scaling: its softmax returns NaN rows, a stable one rows whose top weight is exactly 1.0',
-                   zh="不缩放时，种子教程 000 的代码永远不会给出 “[0.999, 0.0001, ...]”：它的 softmax 返回 NaN 行，稳定的 softmax 返回最大权重恰好为 1.0 的行")
+@pytest.mark.claim(
+    'Seed 000\'s code never gives "[0.999, 0.0001, ...]" without the scaling: its softmax returns NaN rows, a stable '
+    "one rows whose top weight is exactly 1.0",
+    zh="不缩放时，种子教程 000 的代码永远不会给出 “[0.999, 0.0001, ...]”：它的 softmax 返回 NaN 行，稳定的 softmax "
+    "返回最大权重恰好为 1.0 的行",
+)
 def test_seed_000_unscaled_is_nan_or_one_hot():
     values = published("scaled_dot_product/seed_claims")
     assert values["s000_nan_rows"] >= 1 and values["s000_one_hot_rows_unscaled"] == values["s000_rows"]
@@ -386,8 +437,11 @@ def test_seed_000_unscaled_is_nan_or_one_hot():
         assert np.mean(stable.max(axis=1) == 1.0) >= 0.5
 
 
-@pytest.mark.claim("Seed 000's unscaled rows are one-hot only to within float64 rounding: top weight 1.0, other weights tiny but not all 0",
-                   zh="种子教程 000 不缩放的行只在 float64 舍入误差范围内是独热的：最大权重为 1.0，其他权重极小但并非全为 0")
+@pytest.mark.claim(
+    "Seed 000's unscaled rows are one-hot only to within float64 rounding: top weight 1.0, other weights tiny but "
+    "not all 0",
+    zh="种子教程 000 不缩放的行只在 float64 舍入误差范围内是独热的：最大权重为 1.0，其他权重极小但并非全为 0",
+)
 def test_seed_000_unscaled_rows_are_one_hot_to_rounding_not_exactly():
     values = published("scaled_dot_product/seed_claims")
     smallest = values["s000_largest_other_weight_unscaled"]
@@ -398,8 +452,11 @@ def test_seed_000_unscaled_rows_are_one_hot_to_rounding_not_exactly():
     assert weights[0] == 1.0 and 0.0 < weights[1] < 1e-100
 
 
-@pytest.mark.claim("With seed 000's std-1 projections, dividing by sqrt(d_k) does not make the weights smooth: most rows stay above 0.999",
-                   zh="使用种子教程 000 标准差为 1 的投影时，除以 sqrt(d_k) 并不能使权重变得平滑：大多数行仍高于 0.999")
+@pytest.mark.claim(
+    "With seed 000's std-1 projections, dividing by sqrt(d_k) does not make the weights smooth: most rows stay above "
+    "0.999",
+    zh="使用种子教程 000 标准差为 1 的投影时，除以 sqrt(d_k) 并不能使权重变得平滑：大多数行仍高于 0.999",
+)
 def test_seed_000_scaled_stays_one_hot():
     values = published("scaled_dot_product/seed_claims")
     assert values["s000_rows_above_0999_scaled"] >= values["robust_min_one_hot_scaled"] >= 4
@@ -410,8 +467,11 @@ def test_seed_000_scaled_stays_one_hot():
     assert np.mean(shares) > 0.85
 
 
-@pytest.mark.claim("Seed 003's code does not normalise the score variance to 1: its 0.01 init gives about 1e-6, and every weight is 0.2",
-                   zh="种子教程 003 的代码并没有把分数的方差归一化为 1：它的 0.01 初始化给出约 1e-6 的方差，每个权重都是 0.2")
+@pytest.mark.claim(
+    "Seed 003's code does not normalise the score variance to 1: its 0.01 init gives about 1e-6, and every weight is "
+    "0.2",
+    zh="种子教程 003 的代码并没有把分数的方差归一化为 1：它的 0.01 初始化给出约 1e-6 的方差，每个权重都是 0.2",
+)
 def test_seed_003_variance_and_uniform_weights():
     values = published("scaled_dot_product/seed_claims")
     assert 3e-7 < values["s003_scaled_var"] < 3e-6  # about 1e-6 = (d_model var(x) var(W))^2 = (10 * 1e-4)^2
@@ -465,8 +525,10 @@ def test_every_number_in_the_prose_comes_from_a_snippet():
 PAPER_D_MODEL, PAPER_HEADS = 512, 8
 
 
-@pytest.mark.claim("d_k = 64 is the per-head width of the base Transformer (Vaswani et al. 2017, §3.2.2)",
-                   zh="d_k = 64 是Transformer 基础模型每个头的宽度（Vaswani 等人 2017，§3.2.2）")
+@pytest.mark.claim(
+    "d_k = 64 is the per-head width of the base Transformer (Vaswani et al. 2017, §3.2.2)",
+    zh="d_k = 64 是Transformer 基础模型每个头的宽度（Vaswani 等人 2017，§3.2.2）",
+)
 def test_literature_d_k_is_quoted_exactly():
     markdown = CHAPTER.read_text(encoding="utf-8")
     assert PAPER_D_MODEL // PAPER_HEADS == 64
@@ -494,9 +556,12 @@ def flat_page(path=CHAPTER):
     return " ".join(without_references(path.read_text(encoding="utf-8")).split())
 
 
-@pytest.mark.claim("Dividing by sqrt(d_k) removes the growth with d_k for any component variance: the scaled "
-                   "variance is sigma_q^2 sigma_k^2 at every d_k, and 1 only for unit variance",
-                   zh="无论分量的方差是多少，除以 sqrt(d_k) 都消除了随 d_k 的增长：在每个 d_k 下缩放后的方差都是 sigma_q^2 sigma_k^2，只有方差为 1 时才等于 1")
+@pytest.mark.claim(
+    "Dividing by sqrt(d_k) removes the growth with d_k for any component variance: the scaled "
+    "variance is sigma_q^2 sigma_k^2 at every d_k, and 1 only for unit variance",
+    zh="无论分量的方差是多少，除以 sqrt(d_k) 都消除了随 d_k 的增长：在每个 d_k 下缩放后的方差都是 sigma_q^2 "
+    "sigma_k^2，只有方差为 1 时才等于 1",
+)
 def test_scaling_removes_the_growth_with_d_k_for_any_sigma():
     rng = np.random.default_rng(2101)
     for sigma in (0.1, 3.0):
@@ -512,9 +577,12 @@ def test_scaling_removes_the_growth_with_d_k_for_any_sigma():
     assert "the scaled variance is $\\sigma_q^2\\sigma_k^2$ for every $d_k$. It is 1 only if" in page
 
 
-@pytest.mark.claim("Scaled, the mean largest weight still rises at the smallest d_k (d_k = 1 below the flat "
-                   "range from d_k = 8), and a row above 0.99 occurs only at d_k < 4",
-                   zh="缩放后，最大权重的平均值在最小的 d_k 处仍会升高（d_k = 1 时低于从 d_k = 8 开始的平稳区间），且只有 d_k < 4 时才出现高于 0.99 的行")
+@pytest.mark.claim(
+    "Scaled, the mean largest weight still rises at the smallest d_k (d_k = 1 below the flat "
+    "range from d_k = 8), and a row above 0.99 occurs only at d_k < 4",
+    zh="缩放后，最大权重的平均值在最小的 d_k 处仍会升高（d_k = 1 时低于从 d_k = 8 开始的平稳区间），且只有 d_k < 4 "
+    "时才出现高于 0.99 的行",
+)
 def test_scaled_saturation_is_flat_only_from_moderate_widths():
     values = published("scaled_dot_product/saturation")
     low, high = values["scaled_max_weight_low_wide"], values["scaled_max_weight_high_wide"]
@@ -533,15 +601,21 @@ def test_scaled_saturation_is_flat_only_from_moderate_widths():
     assert "nothing depends on $d_k$" not in flat_page()
 
 
-@pytest.mark.claim("The 'no gradient to W_q' share in the seed-claims table is measured on random sentences at seed "
-                   "000's sizes and init, without the seed's causal mask and positional encoding, and says so",
-                   zh="种子教程论断表中“W_q 得不到梯度”的比例，是在种子教程 000 的尺寸和初始化下、用随机句子、不加该教程的因果掩码和位置编码测得的，表中也这样注明")
+@pytest.mark.claim(
+    "The 'no gradient to W_q' share in the seed-claims table is measured on random sentences at seed "
+    "000's sizes and init, without the seed's causal mask and positional encoding, and says so",
+    zh="种子教程论断表中“W_q 得不到梯度”的比例，是在种子教程 000 "
+    "的尺寸和初始化下、用随机句子、不加该教程的因果掩码和位置编码测得的，表中也这样注明",
+)
 def test_dead_sentence_share_names_its_setup():
     from lib.claims_seeds import SEED_000_CODE
 
     assert "np.triu" in SEED_000_CODE and "pos_enc" in SEED_000_CODE  # the seed's code masks and adds positions
     source = (REPO / "snippets" / "scaled_dot_product" / "init.py").read_text(encoding="utf-8")
     assert "mask" not in source and "positional" not in source and "sinusoid" not in source
-    row = next(line for line in CHAPTER.read_text(encoding="utf-8").splitlines()
-               if line.startswith("| with the scaling the weights become smooth"))
+    row = next(
+        line
+        for line in CHAPTER.read_text(encoding="utf-8").splitlines()
+        if line.startswith("| with the scaling the weights become smooth")
+    )
     assert "random sentences with no mask and no positional encoding" in row

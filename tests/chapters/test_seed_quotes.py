@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from scripts.pipeline.references import INCLUDE
-from support import DOCS_ZH, nonempty_glob, REPO
+from support import DOCS_ZH, REPO, nonempty_glob
 
 SEEDS = Path(os.environ.get("SEEDS_DIR") or REPO.parent / "shared" / "seeds")
 PAGES = nonempty_glob(DOCS_ZH, "*.md")
@@ -27,8 +27,10 @@ UNNAMED = re.compile(r"教程|\bseed\s*0\d\d\b", re.IGNORECASE)
 QUOTE = re.compile(r"“([^“”]*)”")
 STRAIGHT = re.compile(r"\"[^\"\n]*[A-Za-z\u4e00-\u9fff][^\"\n]*\"")
 SENTENCE_END = re.compile(r"[。！？]")
-NOT_PROSE = re.compile(r"^[ \t]*(```|~~~)(?s:.*?)^[ \t]*\1[^\n]*$|<!--(?s:.*?)-->|\]\([^)\n]*\)|" + INCLUDE.pattern + r"[^\n]*$",
-                       re.MULTILINE)
+NOT_PROSE = re.compile(
+    r"^[ \t]*(```|~~~)(?s:.*?)^[ \t]*\1[^\n]*$|<!--(?s:.*?)-->|\]\([^)\n]*\)|" + INCLUDE.pattern + r"[^\n]*$",
+    re.MULTILINE,
+)
 
 
 def comparable(text):
@@ -38,7 +40,9 @@ def comparable(text):
 
 def seed_texts():
     if not SEEDS.is_dir():
-        pytest.skip(f"the seed tutorials are not here ({SEEDS}); set SEEDS_DIR to the folder with 000_*.txt and 003_*.txt")
+        pytest.skip(
+            f"the seed tutorials are not here ({SEEDS}); set SEEDS_DIR to the folder with 000_*.txt and 003_*.txt"
+        )
     texts = {}
     for number in ("000", "003"):
         texts[number] = comparable(nonempty_glob(SEEDS, f"{number}_*.txt")[0].read_text(encoding="utf-8"))
@@ -71,14 +75,14 @@ def sentences(paragraph):
         elif token == "”":
             depth = max(depth - 1, 0)
             if depth == 0:
-                quotes.append([paragraph[opened:match.start()], named])
+                quotes.append([paragraph[opened : match.start()], named])
         elif token.startswith("种子教程"):
             if depth == 0:
                 named = NAMED.match(token).group(1)
                 for quote in quotes:
                     quote[1] = quote[1] or named
         elif depth == 0:
-            yield paragraph[start:match.end()], [tuple(quote) for quote in quotes]
+            yield paragraph[start : match.end()], [tuple(quote) for quote in quotes]
             start, quotes = match.end(), []
     if paragraph[start:].strip():
         yield paragraph[start:], [tuple(quote) for quote in quotes]
@@ -106,16 +110,24 @@ def unchecked_quotes(markdown):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_every_quoted_passage_is_in_the_tutorial(page):
     seeds = seed_texts()
-    missing = [f"种子教程 {number}: “{text}”" for number, text in tutorial_quotes(page.read_text(encoding="utf-8"))
-               if comparable(text) not in seeds[number]]
-    assert not missing, f"docs-zh/{page.name} quotes words the tutorial does not contain (quote its own Chinese):\n" + "\n".join(missing)
+    missing = [
+        f"种子教程 {number}: “{text}”"
+        for number, text in tutorial_quotes(page.read_text(encoding="utf-8"))
+        if comparable(text) not in seeds[number]
+    ]
+    assert not missing, (
+        f"docs-zh/{page.name} quotes words the tutorial does not contain (quote its own Chinese):\n"
+        + "\n".join(missing)
+    )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_a_tutorial_is_named_where_it_is_quoted(page):
     loose = list(unchecked_quotes(page.read_text(encoding="utf-8")))
-    assert not loose, (f"docs-zh/{page.name}: these sentences quote a tutorial they do not name as 种子教程 000/003, "
-                       "so the quote cannot be checked:\n" + "\n".join(loose))
+    assert not loose, (
+        f"docs-zh/{page.name}: these sentences quote a tutorial they do not name as 种子教程 000/003, "
+        "so the quote cannot be checked:\n" + "\n".join(loose)
+    )
 
 
 def test_the_pages_quote_the_tutorials():

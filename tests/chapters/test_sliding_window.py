@@ -7,12 +7,11 @@ i - W < j <= i (tests/support.py's loop attention), the heads concatenated and m
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from support import flat_page, oracle_attention, published, published_table, run_snippet
+from hypothesis import given, strategies as st
 
 from lib.attention import multi_head_attention, sliding_window_mask
 from lib.window_cache import RollingKVCache, attend_chunk, attend_chunk_trimmed_first, decode_in_chunks
+from support import flat_page, oracle_attention, published, published_table, run_snippet
 
 LENGTH, D_MODEL, N_HEADS, WINDOW = 11, 8, 2, 3
 
@@ -25,8 +24,9 @@ def windowed_layer_oracle(x, w_q, w_k, w_v, w_o, n_heads, window):
     heads = []
     for head in range(n_heads):
         cols = slice(head * d_head, (head + 1) * d_head)
-        out, _ = oracle_attention((x @ w_q[:, cols]).tolist(), (x @ w_k[:, cols]).tolist(),
-                                  (x @ w_v[:, cols]).tolist(), allowed)
+        out, _ = oracle_attention(
+            (x @ w_q[:, cols]).tolist(), (x @ w_k[:, cols]).tolist(), (x @ w_v[:, cols]).tolist(), allowed
+        )
         heads.append(np.array(out))
     return np.hstack(heads) @ w_o
 
@@ -39,10 +39,12 @@ def layer():
     return x, weights, windowed_layer_oracle(x, *weights, N_HEADS, WINDOW)
 
 
-@pytest.mark.claim("Decoding with a rolling-buffer KV cache (attend, then store) equals full attention under the window "
-                   "mask for every prefill chunk size; storing first fails for every chunk longer than one token",
-                   zh="用滚动缓冲区 KV 缓存解码（先注意、再存入），对每种预填充块大小都等于窗口掩码下的完整注意力；"
-                      "先存入的写法在每个长于一个词元的块上都失败")
+@pytest.mark.claim(
+    "Decoding with a rolling-buffer KV cache (attend, then store) equals full attention under the window "
+    "mask for every prefill chunk size; storing first fails for every chunk longer than one token",
+    zh="用滚动缓冲区 KV 缓存解码（先注意、再存入），对每种预填充块大小都等于窗口掩码下的完整注意力；"
+    "先存入的写法在每个长于一个词元的块上都失败",
+)
 @pytest.mark.parametrize("attend", [attend_chunk, attend_chunk_trimmed_first], ids=["attend-then-store", "trim-first"])
 @pytest.mark.parametrize("chunk", range(1, LENGTH + 2))
 def test_rolling_cache_equals_windowed_attention_for_every_chunk(layer, attend, chunk):
@@ -92,11 +94,13 @@ def schedules(draw):
 
 
 @given(schedules())
-@pytest.mark.claim("For any window and any sequence of chunk sizes, the rolling cache equals attention under the window "
-                   "mask, and storing first goes wrong exactly when a chunk of 2 or more ends past the window, over "
-                   "1000 random cases",
-                   zh="在 1000 个随机用例中，对任意窗口和任意块大小序列，滚动缓存都等于窗口掩码下的注意力；先存入的写法恰好在"
-                      "某个不少于 2 个词元的块结束于窗口之外时出错")
+@pytest.mark.claim(
+    "For any window and any sequence of chunk sizes, the rolling cache equals attention under the window "
+    "mask, and storing first goes wrong exactly when a chunk of 2 or more ends past the window, over "
+    "1000 random cases",
+    zh="在 1000 个随机用例中，对任意窗口和任意块大小序列，滚动缓存都等于窗口掩码下的注意力；先存入的写法恰好在"
+    "某个不少于 2 个词元的块结束于窗口之外时出错",
+)
 def test_any_chunk_schedule_matches_and_the_bug_shows_exactly_when_a_chunk_overwrites_a_needed_key(case):
     window, chunks, seed = case
     rng = np.random.default_rng(seed)
@@ -115,7 +119,11 @@ def test_the_ring_keeps_the_newest_position_in_each_slot():
     cache = RollingKVCache(1, 1, 3)
     cache.write(np.arange(5.0).reshape(1, 5, 1), -np.arange(5.0).reshape(1, 5, 1))  # a chunk longer than the ring
     k, v, held = cache.held()
-    assert held.tolist() == [3, 4, 2] and k[0, :, 0].tolist() == [3.0, 4.0, 2.0] and v[0, :, 0].tolist() == [-3.0, -4.0, -2.0]
+    assert (
+        held.tolist() == [3, 4, 2]
+        and k[0, :, 0].tolist() == [3.0, 4.0, 2.0]
+        and v[0, :, 0].tolist() == [-3.0, -4.0, -2.0]
+    )
     assert cache.length == 5 and cache.nbytes == 2 * 3 * 8
 
 
@@ -163,7 +171,9 @@ def test_the_snippet_table_shows_the_bug_for_every_chunk_longer_than_one():
     assert all(int(r["positions the bug gets wrong"]) > 0 for r in rows[1:])
     assert values["smallest_bug_error"] > 0.1 and values["max_error_rolling"] < 1e-12
     assert values["cache_slots"] == values["window"]
-    assert values["held_positions"] == " ".join(str(p) for p in range(values["length"] - values["window"], values["length"]))
+    assert values["held_positions"] == " ".join(
+        str(p) for p in range(values["length"] - values["window"], values["length"])
+    )
 
 
 # ---------------------------------------------------------------- the mask on the running example
@@ -195,14 +205,17 @@ def reachable(length, window, n_layers):
     current, out = step, []
     for _ in range(n_layers):
         out.append(current)
-        current = [[any(step[i][m] and current[m][j] for m in range(length)) for j in range(length)]
-                   for i in range(length)]
+        current = [
+            [any(step[i][m] and current[m][j] for m in range(length)) for j in range(length)] for i in range(length)
+        ]
     return out
 
 
-@pytest.mark.claim("Through a stack of sliding-window layers, the inputs that change an output are exactly those a "
-                   "path of windows reaches: n (W - 1) positions back after n layers",
-                   zh="在滑动窗口层的堆叠中，能改变一个输出的输入恰好是一串窗口能到达的那些：n 层之后回溯 n (W - 1) 个位置")
+@pytest.mark.claim(
+    "Through a stack of sliding-window layers, the inputs that change an output are exactly those a "
+    "path of windows reaches: n (W - 1) positions back after n layers",
+    zh="在滑动窗口层的堆叠中，能改变一个输出的输入恰好是一串窗口能到达的那些：n 层之后回溯 n (W - 1) 个位置",
+)
 def test_the_measured_receptive_field_is_the_reachable_set():
     snippet = run_snippet("sliding_window/receptive_field")
     changes, length, window = snippet["changes"], snippet["length"], snippet["window"]
@@ -229,7 +242,10 @@ def test_the_memory_figures_and_the_citations():
     assert values["mistral_span_paper"] == 131_072 and values["mistral_span"] == 131_040  # "approximately 131K"
     assert (values["gemma2_window"], values["gemma2_span"]) == (4096, 8192)
     local, full = min(8192, 4096), 8192
-    assert float(values["gemma2_ratio"]) == (local + full) / (2 * full) and float(values["gemma2_all_local_ratio"]) == local / full
+    assert (
+        float(values["gemma2_ratio"]) == (local + full) / (2 * full)
+        and float(values["gemma2_all_local_ratio"]) == local / full
+    )
     page = flat_page("sliding-window.md")
     assert "Jiang et al. 2023, Table 1" in page and "approximately 131K tokens" in page
     assert '"a sequence length of 32k tokens, this reduces the cache memory usage by 8x"' in page

@@ -9,13 +9,12 @@ import math
 
 import numpy as np
 import pytest
-from support import flat_page, published, softmax_row
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import attention_scores, softmax, softmax_backward
 from lib.debug_tools import numeric_gradient
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from support import flat_page, published, softmax_row
 
 TOKENS = tokenize(SENTENCE)
 
@@ -33,8 +32,10 @@ def jacobian_loop(p):
 rows = st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=8)
 
 
-@pytest.mark.claim('On the row of "cat", the softmax weights are positive, sum to 1 and keep the order of the scores',
-                   zh="在 “cat” 的行上，softmax 权重都为正，和为 1，并保持分数的大小顺序")
+@pytest.mark.claim(
+    'On the row of "cat", the softmax weights are positive, sum to 1 and keep the order of the scores',
+    zh="在 “cat” 的行上，softmax 权重都为正，和为 1，并保持分数的大小顺序",
+)
 def test_cat_row_properties():
     z = cat_scores()
     p = softmax_row(z)
@@ -48,8 +49,10 @@ def test_cat_row_properties():
     assert values["shift_change"] < 1e-12
 
 
-@pytest.mark.claim("The core softmax equals the definition and is unchanged by adding a constant to every score",
-                   zh="核心实现的 softmax 与定义一致，且给每个分数加上同一个常数时保持不变")
+@pytest.mark.claim(
+    "The core softmax equals the definition and is unchanged by adding a constant to every score",
+    zh="核心实现的 softmax 与定义一致，且给每个分数加上同一个常数时保持不变",
+)
 @given(rows, st.floats(-1e3, 1e3))
 def test_core_softmax_matches_oracle_and_is_shift_invariant(z, c):
     want = softmax_row(z)
@@ -57,8 +60,10 @@ def test_core_softmax_matches_oracle_and_is_shift_invariant(z, c):
     np.testing.assert_allclose(softmax(np.array(z) + c), want, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.claim("Temperature keeps the ranking; T -> 0 puts the weight on the top key, large T approaches 1/L",
-                   zh="温度保持排序不变；T -> 0 时权重集中到得分最高的键上，T 很大时趋近 1/L")
+@pytest.mark.claim(
+    "Temperature keeps the ranking; T -> 0 puts the weight on the top key, large T approaches 1/L",
+    zh="温度保持排序不变；T -> 0 时权重集中到得分最高的键上，T 很大时趋近 1/L",
+)
 def test_temperature_limits():
     z = cat_scores()
     top = max(range(len(z)), key=z.__getitem__)
@@ -77,8 +82,10 @@ def test_temperature_limits():
     assert values["max_entropy"] == pytest.approx(math.log2(len(z)))
 
 
-@pytest.mark.claim("Naive softmax breaks at exactly the first float64 logit whose exp overflows, just above 709.78",
-                   zh="朴素 softmax 恰好在第一个使 exp 溢出的 float64 分数处失效，这个值略高于 709.78")
+@pytest.mark.claim(
+    "Naive softmax breaks at exactly the first float64 logit whose exp overflows, just above 709.78",
+    zh="朴素 softmax 恰好在第一个使 exp 溢出的 float64 分数处失效，这个值略高于 709.78",
+)
 def test_overflow_threshold_with_math_exp():
     values = published("softmax/overflow")
     safe, bad = values["largest_safe_logit"], values["smallest_breaking_logit"]
@@ -95,8 +102,10 @@ def test_overflow_threshold_with_math_exp():
     assert values["exp_minus_746"] == 0.0 and math.exp(-746.0) == 0.0
 
 
-@pytest.mark.claim("Subtracting the maximum never overflows: the core softmax is finite for logits up to +-1e300",
-                   zh="减去最大值后永远不会溢出：对 +-1e300 以内的 logits，核心实现的 softmax 都是有限值")
+@pytest.mark.claim(
+    "Subtracting the maximum never overflows: the core softmax is finite for logits up to +-1e300",
+    zh="减去最大值后永远不会溢出：对 +-1e300 以内的 logits，核心实现的 softmax 都是有限值",
+)
 @given(st.lists(st.floats(-1e300, 1e300), min_size=1, max_size=8))
 def test_stable_softmax_never_nan(z):
     p = softmax(z)
@@ -104,8 +113,10 @@ def test_stable_softmax_never_nan(z):
     np.testing.assert_allclose(p, softmax_row(z), rtol=1e-12, atol=1e-300)
 
 
-@pytest.mark.claim("The softmax Jacobian is diag(p) - p p^T: it matches finite differences and softmax_backward",
-                   zh="softmax 的雅可比矩阵是 diag(p) - p p^T：它与有限差分和 softmax_backward 一致")
+@pytest.mark.claim(
+    "The softmax Jacobian is diag(p) - p p^T: it matches finite differences and softmax_backward",
+    zh="softmax 的雅可比矩阵是 diag(p) - p p^T：它与有限差分和 softmax_backward 一致",
+)
 @given(st.lists(st.floats(-5, 5), min_size=1, max_size=6), st.integers(0, 2**32 - 1))
 def test_jacobian_against_loop_and_finite_differences(z, seed):
     p = softmax_row(z)
@@ -130,8 +141,10 @@ def clipped_loss(s, target=1):
     return -math.log(softmax_row([min(50.0, max(-50.0, x)) for x in s])[target])
 
 
-@pytest.mark.claim("Clipping scores to [-50, 50] gives the wrong weights and zero gradient to the clipped scores",
-                   zh="把分数截断到 [-50, 50] 会得到错误的权重，并使被截断分数的梯度为零")
+@pytest.mark.claim(
+    "Clipping scores to [-50, 50] gives the wrong weights and zero gradient to the clipped scores",
+    zh="把分数截断到 [-50, 50] 会得到错误的权重，并使被截断分数的梯度为零",
+)
 def test_clipping_changes_weights_and_kills_the_gradient():
     scores = [900.0, 860.0, 840.0, 0.0]
     clipped = softmax_row([min(50.0, max(-50.0, x)) for x in scores])
@@ -149,9 +162,12 @@ def test_clipping_changes_weights_and_kills_the_gradient():
     assert 0.3 < values["many_mean_tv"] < 0.5
 
 
-@pytest.mark.claim("Through the clip, finite differences of the loss are exactly 0: the published 'error' of the "
-                   "clipped gradient is the whole gradient, so it shows the gradient is near zero, not confirmed",
-                   zh="经过截断后，损失的有限差分恰好为 0：发布的截断梯度“误差”就是整个梯度，所以它说明的是梯度接近零，而不是得到了验证")
+@pytest.mark.claim(
+    "Through the clip, finite differences of the loss are exactly 0: the published 'error' of the "
+    "clipped gradient is the whole gradient, so it shows the gradient is near zero, not confirmed",
+    zh="经过截断后，损失的有限差分恰好为 "
+    "0：发布的截断梯度“误差”就是整个梯度，所以它说明的是梯度接近零，而不是得到了验证",
+)
 def test_clipped_finite_differences_show_zero_not_a_confirmation():
     from support import text
 

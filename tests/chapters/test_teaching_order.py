@@ -9,10 +9,10 @@ notation page's symbols, and the notation page quotes its sizes from the snippet
 import re
 
 import pytest
-from support import NAV, nonempty_glob, REPO
 
 from scripts.pipeline.published import table
 from scripts.pipeline.references import read_page, without_references
+from support import NAV, REPO, nonempty_glob
 
 DOCS = REPO / "docs"
 OVERVIEWS = ("index.md", "notation.md")  # maps of the whole site: they link every chapter by design
@@ -22,8 +22,10 @@ LINK = re.compile(r"\]\(([a-z0-9-]+\.md)(?:#[a-z0-9-]+)?\)")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"(\[*$`])")
 # An idea, how a page spells it, and the chapter that teaches it.
 IDEAS = {
-    "the projections W_Q, W_K, W_V": (re.compile(r"W_\{?[QKVqkv]\}?(?![A-Za-z])|W\^\{?[QKV]"),
-                                      "queries-keys-values.md"),
+    "the projections W_Q, W_K, W_V": (
+        re.compile(r"W_\{?[QKVqkv]\}?(?![A-Za-z])|W\^\{?[QKV]"),
+        "queries-keys-values.md",
+    ),
     "the causal mask": (re.compile(r"causal mask", re.IGNORECASE), "masks.md"),
     "heads": (re.compile(r"\bheads?\b|d_\{?\\text\{head\}|d_head"), "multi-head.md"),
     "the backward pass": (re.compile(r"backward pass", re.IGNORECASE), "backward.md"),
@@ -55,7 +57,7 @@ def forward_problems(nav):
     chapters = [page for page in nav if page not in OVERVIEWS]
     problems = []
     for i, page in enumerate(chapters):
-        later = set(chapters[i + 1:])
+        later = set(chapters[i + 1 :])
         announced = set()
         for sentence in sentences(page):
             targets = [t for t in LINK.findall(sentence) if t in later]
@@ -71,7 +73,7 @@ def idea_problems(nav):
     problems = []
     for i, page in enumerate(chapters):
         for idea, (pattern, home) in IDEAS.items():
-            if home not in chapters[i + 1:]:
+            if home not in chapters[i + 1 :]:
                 continue
             for sentence in sentences(page):
                 if home in LINK.findall(sentence) and announces(sentence):
@@ -87,14 +89,18 @@ def test_the_menu_lists_every_chapter_once():
     assert {p.name for p in nonempty_glob(DOCS, "*.md")} == set(NAV)
 
 
-@pytest.mark.claim("Read in menu order, every link to a later chapter is announced as one",
-                   zh="按菜单顺序阅读时，每个指向后续章节的链接都注明了它指向后面的章节")
+@pytest.mark.claim(
+    "Read in menu order, every link to a later chapter is announced as one",
+    zh="按菜单顺序阅读时，每个指向后续章节的链接都注明了它指向后面的章节",
+)
 def test_links_to_later_chapters_are_announced():
     assert forward_problems(NAV) == []
 
 
-@pytest.mark.claim("No chapter uses W_Q, a causal mask, heads or the backward pass before their chapter, unannounced",
-                   zh="没有哪一章会在讲解 W_Q、因果掩码、头或反向传播的章节之前不加说明地使用它们")
+@pytest.mark.claim(
+    "No chapter uses W_Q, a causal mask, heads or the backward pass before their chapter, unannounced",
+    zh="没有哪一章会在讲解 W_Q、因果掩码、头或反向传播的章节之前不加说明地使用它们",
+)
 def test_ideas_come_after_the_chapter_that_teaches_them():
     assert idea_problems(NAV) == []
 
@@ -110,12 +116,18 @@ def test_the_old_menu_order_fails_both_checks():
 
 def test_the_checks_read_sentences_not_pages():
     """An announcement counts for its own sentence, not for its neighbours; code and includes are not prose."""
-    text = ("You will see softmax later. Scores use [masks](masks.md).\n\n"
-            "```python\nx = 1  # [code](softmax.md)\n```\n\n--8<-- \"snippets/a.py\"\n\n"
-            "- A bullet, later in [Softmax](softmax.md).\n- Another one.")
+    text = (
+        "You will see softmax later. Scores use [masks](masks.md).\n\n"
+        '```python\nx = 1  # [code](softmax.md)\n```\n\n--8<-- "snippets/a.py"\n\n'
+        "- A bullet, later in [Softmax](softmax.md).\n- Another one."
+    )
     found = prose_sentences(text)
-    assert found == ["You will see softmax later.", "Scores use [masks](masks.md).",
-                     "- A bullet, later in [Softmax](softmax.md).", "- Another one."]
+    assert found == [
+        "You will see softmax later.",
+        "Scores use [masks](masks.md).",
+        "- A bullet, later in [Softmax](softmax.md).",
+        "- Another one.",
+    ]
     assert [announces(s) for s in found] == [True, False, True, False]
 
 
@@ -150,8 +162,10 @@ def test_the_notation_table_defines_the_papers_symbols():
     assert SYMBOLS == {"L", "L_q", "L_k", "B", "V", "d_model", "d_k", "d_v", "h", "d_head", "d_ff"}
 
 
-@pytest.mark.claim("Every width symbol d_... on the site is one of the notation table's symbols",
-                   zh="网站上的每个宽度符号 d_... 都是符号表中的符号")
+@pytest.mark.claim(
+    "Every width symbol d_... on the site is one of the notation table's symbols",
+    zh="网站上的每个宽度符号 d_... 都是符号表中的符号",
+)
 @pytest.mark.parametrize("page", NAV)
 def test_every_width_symbol_is_in_the_notation_table(page):
     used = widths((DOCS / page).read_text(encoding="utf-8"))
@@ -160,12 +174,19 @@ def test_every_width_symbol_is_in_the_notation_table(page):
 
 def test_the_width_reader_finds_every_spelling():
     assert widths(r"$d_{\text{model}}$, $d_\text{head}$ and $\sqrt{d_k}$, $$d_{v} + d_{\text{ff}}$$") == {
-        "d_model", "d_head", "d_k", "d_v", "d_ff"}
+        "d_model",
+        "d_head",
+        "d_k",
+        "d_v",
+        "d_ff",
+    }
     assert widths("d_k outside math, $x_d$") == set()
 
 
-SHAPE_TABLES = [p.parent.relative_to(DOCS / "generated").as_posix()
-                for p in nonempty_glob(DOCS / "generated", "*/*/table-shapes.json")]
+SHAPE_TABLES = [
+    p.parent.relative_to(DOCS / "generated").as_posix()
+    for p in nonempty_glob(DOCS / "generated", "*/*/table-shapes.json")
+]
 
 
 def test_the_shape_tables_are_found():

@@ -9,12 +9,11 @@ import re
 
 import numpy as np
 import pytest
-from support import published, published_table, REPO
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from lib.running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table, tokenize
+from support import REPO, published, published_table
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "tokens-to-vectors.md").read_text(encoding="utf-8"))
 
@@ -26,14 +25,21 @@ def test_tokens_and_ids_of_the_running_sentence():
     assert list(vocab) == sorted({"the", "cat", "sat", "on", "mat", "."})  # sorted, lower-cased, distinct
     assert sorted(vocab.values()) == list(range(len(vocab)))
     rows = [list(row.values()) for row in published_table("tokens_to_vectors/embed", "ids")]
-    assert rows == [[str(position), token, token.lower(), str(vocab[token.lower()])] for position, token in enumerate(tokens)]
+    assert rows == [
+        [str(position), token, token.lower(), str(vocab[token.lower()])] for position, token in enumerate(tokens)
+    ]
 
 
-@pytest.mark.claim("Looking up rows of the embedding table equals multiplying the one-hot matrix by the table, exactly",
-                   zh="在嵌入表中查找行，与用独热矩阵乘以该表的结果完全相等")
+@pytest.mark.claim(
+    "Looking up rows of the embedding table equals multiplying the one-hot matrix by the table, exactly",
+    zh="在嵌入表中查找行，与用独热矩阵乘以该表的结果完全相等",
+)
 @given(
-    table=hnp.arrays(np.float64, st.tuples(st.integers(1, 9), st.integers(1, 6)),
-                     elements=st.floats(-1e6, 1e6, allow_subnormal=False)),
+    table=hnp.arrays(
+        np.float64,
+        st.tuples(st.integers(1, 9), st.integers(1, 6)),
+        elements=st.floats(-1e6, 1e6, allow_subnormal=False),
+    ),
     data=st.data(),
 )
 def test_lookup_equals_one_hot_product(table, data):
@@ -52,8 +58,10 @@ def test_published_lookup_values():
     assert values["onehot_macs"] == 7 * 6 * D_MODEL and values["lookup_copies"] == 7 * D_MODEL
 
 
-@pytest.mark.claim('"The" and "the" get the same id and exactly the same vector in the lower-casing vocabulary',
-                   zh="在转为小写的词表中，“The” 和 “the” 得到相同的编号和完全相同的向量")
+@pytest.mark.claim(
+    '"The" and "the" get the same id and exactly the same vector in the lower-casing vocabulary',
+    zh="在转为小写的词表中，“The” 和 “the” 得到相同的编号和完全相同的向量",
+)
 def test_the_and_the_share_a_vector():
     tokens = tokenize(SENTENCE)
     x = embed(tokens)
@@ -64,8 +72,10 @@ def test_the_and_the_share_a_vector():
     assert (values["the_position"], values["the_position_lowercase"]) == (0, 4)
 
 
-@pytest.mark.claim("Scaling by sqrt(d_model) multiplies every embedding norm by sqrt(d_model)",
-                   zh="乘以 sqrt(d_model) 会使每个嵌入的范数都变为原来的 sqrt(d_model) 倍")
+@pytest.mark.claim(
+    "Scaling by sqrt(d_model) multiplies every embedding norm by sqrt(d_model)",
+    zh="乘以 sqrt(d_model) 会使每个嵌入的范数都变为原来的 sqrt(d_model) 倍",
+)
 def test_scaling_multiplies_norms_by_sqrt_d_model():
     x = embedding_table(6, D_MODEL)[[5, 1, 4, 3, 5, 2, 0]]
     ratio = np.linalg.norm(x * np.sqrt(D_MODEL), axis=-1) / np.linalg.norm(x, axis=-1)

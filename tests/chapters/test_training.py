@@ -5,9 +5,6 @@ the position-blind bound by simulation (the snippet computes it exactly). Number
 read from docs/generated/training/<what>/values.json.
 """
 
-from support import flat_page, published, REPO
-
-from scripts.pipeline.references import read_page
 import re
 
 import numpy as np
@@ -27,6 +24,8 @@ from lib.tiny_model import (
     reverse_batch,
     train,
 )
+from scripts.pipeline.references import read_page
+from support import REPO, flat_page, published
 
 ANIMAL_IDS = {REFERENCE_VOCAB.index(a) for a in ANIMALS}
 
@@ -47,8 +46,10 @@ def loss_of(params, batch, **options):
         ("reverse", {"positions": False, "scaled": False}),
     ],
 )
-@pytest.mark.claim("The tiny model's hand-written gradient matches central finite differences for every parameter",
-                   zh="对每个参数，小模型手写的梯度都与中心有限差分一致")
+@pytest.mark.claim(
+    "The tiny model's hand-written gradient matches central finite differences for every parameter",
+    zh="对每个参数，小模型手写的梯度都与中心有限差分一致",
+)
 def test_model_gradient_matches_finite_differences(task, options):
     rng = np.random.default_rng(7)
     if task == "reference":
@@ -77,8 +78,11 @@ def test_cross_entropy_matches_its_definition():
     np.testing.assert_allclose(grad, (probs - one_hot) / 6, atol=1e-15)
 
 
-@pytest.mark.claim("The first Adam step moves every parameter by lr against the sign of its gradient; decay then shrinks it by 1 - lr * decay",
-                   zh="Adam 的第一步把每个参数沿其梯度符号的反方向移动 lr；权重衰减再把它乘以 1 - lr * decay")
+@pytest.mark.claim(
+    "The first Adam step moves every parameter by lr against the sign of its gradient; decay then shrinks it by 1 - "
+    "lr * decay",
+    zh="Adam 的第一步把每个参数沿其梯度符号的反方向移动 lr；权重衰减再把它乘以 1 - lr * decay",
+)
 def test_adam_first_step_is_signed_learning_rate():
     rng = np.random.default_rng(9)
     params = {"w": rng.normal(size=(4, 3))}
@@ -94,7 +98,8 @@ def test_adam_first_step_is_signed_learning_rate():
 @pytest.mark.claim(
     "In the reference task the answer is the only animal of the sentence, at 7 different positions, "
     "one sentence in five has no animal (answer: nobody), and the query is the last word",
-    zh="在参考任务中，答案是句子里唯一的动物，出现在 7 个不同的位置；每五个句子中有一个没有动物（答案：nobody）；查询是最后一个词",
+    zh="在参考任务中，答案是句子里唯一的动物，出现在 7 "
+    "个不同的位置；每五个句子中有一个没有动物（答案：nobody）；查询是最后一个词",
 )
 def test_reference_sentences():
     tokens, query_pos, mask, targets, answer_pos = reference_batch(np.random.default_rng(10), 4000)
@@ -122,8 +127,10 @@ def test_reverse_sequences():
     np.testing.assert_array_equal(np.take_along_axis(tokens, answer_pos, axis=1), targets)
 
 
-@pytest.mark.claim("Without positional encoding the model is permutation-equivariant: shuffling the input shuffles its outputs",
-                   zh="没有位置编码时，模型是置换等变的：打乱输入就会以同样方式打乱其输出")
+@pytest.mark.claim(
+    "Without positional encoding the model is permutation-equivariant: shuffling the input shuffles its outputs",
+    zh="没有位置编码时，模型是置换等变的：打乱输入就会以同样方式打乱其输出",
+)
 def test_without_positions_outputs_follow_a_permutation():
     rng = np.random.default_rng(12)
     params = init_params(10, d_model=8, d_k=8, seed=0)
@@ -138,8 +145,10 @@ def test_without_positions_outputs_follow_a_permutation():
     assert not np.allclose(with_pe, forward(params, tokens, query_pos, mask, positions=True)[0][:, permutation])
 
 
-@pytest.mark.claim("No position-blind model can reverse 8 random digits with accuracy above about 0.317",
-                   zh="任何不知道位置的模型在反转 8 个随机数字时，准确率都无法超过约 0.317")
+@pytest.mark.claim(
+    "No position-blind model can reverse 8 random digits with accuracy above about 0.317",
+    zh="任何不知道位置的模型在反转 8 个随机数字时，准确率都无法超过约 0.317",
+)
 def test_position_blind_bound_by_simulation():
     """Simulate the best position-blind guess: the most frequent digit among the other seven."""
     rng = np.random.default_rng(13)
@@ -160,8 +169,10 @@ def test_training_is_deterministic():
         np.testing.assert_array_equal(runs[0][name], runs[1][name])
 
 
-@pytest.mark.claim("After training, the head's largest weight lands on the animal in more than 95% of the sentences that have one",
-                   zh="训练后，在含有动物的句子中，超过 95% 的句子里头的最大权重落在该动物上")
+@pytest.mark.claim(
+    "After training, the head's largest weight lands on the animal in more than 95% of the sentences that have one",
+    zh="训练后，在含有动物的句子中，超过 95% 的句子里头的最大权重落在该动物上",
+)
 def test_reference_attention_accuracy_above_095():
     values = published("training/reference")
     assert values["final_attention_accuracy"] > 0.95
@@ -177,7 +188,8 @@ def test_reference_attention_accuracy_above_095():
 @pytest.mark.claim(
     "Five seeds with weight decay all end above 0.95 attention accuracy; without decay at least one stalls, "
     "with an animal that gets almost no weight",
-    zh="使用权重衰减时，五个生成器种子最终的注意力准确率都高于 0.95；不用权重衰减时至少有一个停滞不前，动物几乎得不到权重",
+    zh="使用权重衰减时，五个生成器种子最终的注意力准确率都高于 "
+    "0.95；不用权重衰减时至少有一个停滞不前，动物几乎得不到权重",
 )
 def test_seeds():
     values = published("training/seeds")
@@ -189,7 +201,8 @@ def test_seeds():
 @pytest.mark.claim(
     "Reversing needs positions: with positional encoding accuracy and attention accuracy exceed 0.95; "
     "without, accuracy stays at the position-blind bound and attention accuracy near chance",
-    zh="反转需要位置信息：有位置编码时，准确率和注意力准确率都超过 0.95；没有时，准确率停留在不知道位置的模型的上限，注意力准确率接近随机水平",
+    zh="反转需要位置信息：有位置编码时，准确率和注意力准确率都超过 "
+    "0.95；没有时，准确率停留在不知道位置的模型的上限，注意力准确率接近随机水平",
 )
 def test_reverse_ablation():
     values = published("training/reverse")
@@ -201,7 +214,8 @@ def test_reverse_ablation():
 
 
 @pytest.mark.claim(
-    "At d_k = 512, without the 1/sqrt(d_k) the weights start nearly one-hot and every unscaled run ends below every scaled run",
+    "At d_k = 512, without the 1/sqrt(d_k) the weights start nearly one-hot and every unscaled run ends below every "
+    "scaled run",
     zh="d_k 为 512 时，去掉 1/sqrt(d_k) 的权重一开始就接近独热，且每次不缩放的运行最终都低于每次缩放的运行",
 )
 def test_scaling_ablation():
@@ -215,15 +229,20 @@ def test_scaling_ablation():
     assert values["unscaled_longest_plateau"] >= 100
 
 
-@pytest.mark.claim("The chapter's whole-model finite-difference check reports a relative error below 1e-7",
-                   zh="本章对整个模型的有限差分检验报告的相对误差低于 1e-7")
+@pytest.mark.claim(
+    "The chapter's whole-model finite-difference check reports a relative error below 1e-7",
+    zh="本章对整个模型的有限差分检验报告的相对误差低于 1e-7",
+)
 def test_published_model_gradcheck():
     assert published("training/gradcheck")["max_rel_error"] < 1e-7
 
 
-@pytest.mark.claim("The checkpoint figures' alt texts are generated from the plotted weights: at step 0 several rows already "
-                   "put 0.45 or more on one word, so 'spread thin' would be false",
-                   zh="检查点图的替代文本由所绘制的权重生成：在第 0 步就已有好几行在一个词上放了 0.45 或更多的权重，所以“分散得很薄”的说法是错的")
+@pytest.mark.claim(
+    "The checkpoint figures' alt texts are generated from the plotted weights: at step 0 several rows already "
+    "put 0.45 or more on one word, so 'spread thin' would be false",
+    zh="检查点图的替代文本由所绘制的权重生成：在第 0 步就已有好几行在一个词上放了 0.45 "
+    "或更多的权重，所以“分散得很薄”的说法是错的",
+)
 def test_checkpoint_alt_texts_quote_the_plotted_numbers():
     page = (REPO / "docs" / "training.md").read_text(encoding="utf-8")
     alts = {(figure.snippet, figure.name): figure.alt for figure in read_page(page).figures}
@@ -253,9 +272,11 @@ def test_the_chinese_descriptions_quote_the_same_numbers(snippet):
     assert (snippet, "checkpoint_description_zh") in read_page(chinese).values
 
 
-@pytest.mark.claim("Without the scale every run ends behind every scaled run in accuracy and attention accuracy, "
-                   "but not in loss: the best unscaled loss is below the worst scaled one, as the page says",
-                   zh="不缩放时，每次运行最终的准确率和注意力准确率都落后于每次缩放的运行，但损失并非如此：不缩放的最佳损失低于缩放的最差损失，与页面所述一致")
+@pytest.mark.claim(
+    "Without the scale every run ends behind every scaled run in accuracy and attention accuracy, "
+    "but not in loss: the best unscaled loss is below the worst scaled one, as the page says",
+    zh="不缩放时，每次运行最终的准确率和注意力准确率都落后于每次缩放的运行，但损失并非如此：不缩放的最佳损失低于缩放的最差损失，与页面所述一致",
+)
 def test_unscaled_runs_trail_in_accuracy_but_overlap_in_loss():
     from support import published_table
 
@@ -268,21 +289,28 @@ def test_unscaled_runs_trail_in_accuracy_but_overlap_in_loss():
     page = flat_page("training.md")
     assert "falls further for the scaled runs" not in page
     assert "the final losses of the two groups overlap" in page
-    assert "every unscaled run is behind every scaled run in attention accuracy and in accuracy. In loss they overlap" in page
+    assert (
+        "every unscaled run is behind every scaled run in attention accuracy and in accuracy. In loss they overlap"
+        in page
+    )
 
 
-@pytest.mark.claim("After the attention accuracy first reaches 0.95 it stays at 1.000 at every later evaluation, as "
-                   "the reference curve's alt text says",
-                   zh="注意力准确率首次达到 0.95 之后，在之后的每次评估中都保持在 1.000，与参考曲线的替代文本所述一致")
+@pytest.mark.claim(
+    "After the attention accuracy first reaches 0.95 it stays at 1.000 at every later evaluation, as "
+    "the reference curve's alt text says",
+    zh="注意力准确率首次达到 0.95 之后，在之后的每次评估中都保持在 1.000，与参考曲线的替代文本所述一致",
+)
 def test_reference_attention_accuracy_stays_at_one_after_crossing():
     values = published("training/reference")
     assert values["attention_min_after_95"] == 1.0
     assert values["step_attention_at_1"] == values["step_attention_above_95"]
 
 
-@pytest.mark.claim("Without positions, every position gives itself less weight than it gives each other position "
-                   "(the largest self weight is below the smallest other weight), as 'than each of the others' says",
-                   zh="没有位置信息时，每个位置给自己的权重都小于给其他每个位置的权重（最大的自身权重低于最小的其他权重），与“比其他每一个都小”的说法一致")
+@pytest.mark.claim(
+    "Without positions, every position gives itself less weight than it gives each other position "
+    "(the largest self weight is below the smallest other weight), as 'than each of the others' says",
+    zh="没有位置信息时，每个位置给自己的权重都小于给其他每个位置的权重（最大的自身权重低于最小的其他权重），与“比其他每一个都小”的说法一致",
+)
 def test_reverse_self_weight_is_below_every_other_weight():
     values = published("training/reverse")
     assert values["self_weight_max_no_pe"] < values["other_weight_min_no_pe"]

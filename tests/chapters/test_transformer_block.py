@@ -6,7 +6,6 @@ for a loss f = sum(output * g), one coordinate e at a time, in float64.
 
 import numpy as np
 import pytest
-from support import flat_page, published
 
 from lib.block_layers import (
     BLOCKS,
@@ -20,6 +19,7 @@ from lib.block_layers import (
     stack_gradients,
 )
 from lib.debug_tools import numeric_gradient
+from support import flat_page, published
 
 N_HEADS = 2
 
@@ -34,8 +34,7 @@ def assert_close(analytic, numeric):
     assert np.max(np.abs(analytic - numeric)) < 1e-7 * scale, (analytic, numeric)
 
 
-@pytest.mark.claim("the LayerNorm backward pass matches finite differences",
-                   zh="层归一化的反向传播与有限差分一致")
+@pytest.mark.claim("the LayerNorm backward pass matches finite differences", zh="层归一化的反向传播与有限差分一致")
 @pytest.mark.parametrize("seed", range(3))
 def test_layer_norm_backward(seed):
     _, _, x, g = setup(seed)
@@ -70,8 +69,10 @@ def test_feed_forward_backward_input_and_weights():
         assert_close(grads[name], numeric_gradient(f, p[name]))
 
 
-@pytest.mark.claim("the hand-written backward pass of both blocks matches finite differences",
-                   zh="两种块手写的反向传播都与有限差分一致")
+@pytest.mark.claim(
+    "the hand-written backward pass of both blocks matches finite differences",
+    zh="两种块手写的反向传播都与有限差分一致",
+)
 @pytest.mark.parametrize("kind", ["post-norm", "pre-norm"])
 @pytest.mark.parametrize("seed", range(3))
 def test_block_backward(kind, seed):
@@ -91,8 +92,8 @@ def test_stack_gradients_at_every_block_input(kind):
     layers = [init_params(rng, 6, 10) for _ in range(3)]
     block = BLOCKS[kind][0]
 
-    def loss_from(l, z):
-        for p in layers[l:]:
+    def loss_from(first, z):
+        for p in layers[first:]:
             z = block(z, p, N_HEADS)[0]
         if kind == "pre-norm":
             z = layer_norm(z)[0]
@@ -102,12 +103,15 @@ def test_stack_gradients_at_every_block_input(kind):
     inputs = [x]
     for p in layers[:-1]:
         inputs.append(block(inputs[-1], p, N_HEADS)[0])
-    for l, (x_l, d_x_l) in enumerate(zip(inputs, d_inputs)):
-        assert_close(d_x_l, numeric_gradient(lambda z, l=l: loss_from(l, z), x_l))
+    for first, (x_l, d_x_l) in enumerate(zip(inputs, d_inputs)):
+        assert_close(d_x_l, numeric_gradient(lambda z, first=first: loss_from(first, z), x_l))
 
 
-@pytest.mark.claim("a post-norm block's output rows have mean 0 and standard deviation 1; with its sub-layers off a pre-norm block is the identity",
-                   zh="后归一化块的输出行均值为 0、标准差为 1；关闭子层后，前归一化块就是恒等映射")
+@pytest.mark.claim(
+    "a post-norm block's output rows have mean 0 and standard deviation 1; with its sub-layers off a pre-norm block "
+    "is the identity",
+    zh="后归一化块的输出行均值为 0、标准差为 1；关闭子层后，前归一化块就是恒等映射",
+)
 def test_block_compare_values():
     values = published("transformer_block/compare")
     assert values["post_std_error"] < 1e-4
@@ -121,8 +125,11 @@ def test_block_compare_values():
     np.testing.assert_allclose(y.std(-1), 1, atol=1e-4)
 
 
-@pytest.mark.claim("at initialisation the pre-norm last block's W_2 gradient shrinks about like 1/sqrt(N) with depth; the post-norm one does not",
-                   zh="初始化时，前归一化的最后一个块的 W_2 梯度随深度大致按 1/sqrt(N) 缩小；后归一化则不会")
+@pytest.mark.claim(
+    "at initialisation the pre-norm last block's W_2 gradient shrinks about like 1/sqrt(N) with depth; the post-norm "
+    "one does not",
+    zh="初始化时，前归一化的最后一个块的 W_2 梯度随深度大致按 1/sqrt(N) 缩小；后归一化则不会",
+)
 def test_depth_scaling_published():
     values = published("transformer_block/gradients")
     assert 0.5 * values["inverse_sqrt_depth_ratio"] < values["pre_w2_change"] < 2 * values["inverse_sqrt_depth_ratio"]
@@ -131,9 +138,11 @@ def test_depth_scaling_published():
     assert 0.5 < values["post_first_over_last"] < 2  # post-norm: about flat
 
 
-@pytest.mark.claim("Pre-norm's gradient falls from every block to the next; post-norm's varies within a narrower "
-                   "band (largest / smallest block) than pre-norm's, as the page quantifies",
-                   zh="前归一化的梯度逐块下降；后归一化的梯度变化范围（最大块 / 最小块）比前归一化更窄，与页面给出的量化结果一致")
+@pytest.mark.claim(
+    "Pre-norm's gradient falls from every block to the next; post-norm's varies within a narrower "
+    "band (largest / smallest block) than pre-norm's, as the page quantifies",
+    zh="前归一化的梯度逐块下降；后归一化的梯度变化范围（最大块 / 最小块）比前归一化更窄，与页面给出的量化结果一致",
+)
 def test_per_block_gradient_bands_as_worded():
 
     values = published("transformer_block/gradients")

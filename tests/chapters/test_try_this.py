@@ -25,8 +25,9 @@ import sys
 
 import numpy as np
 import pytest
+
 from scripts.pipeline.runner import SNIPPET_ENV
-from support import nonempty_glob, published, REPO
+from support import REPO, nonempty_glob, published
 
 DOCS = REPO / "docs"
 MARKER = re.compile(r"<!-- try ([a-z0-9-]+)\n(.*?)-->", re.DOTALL)
@@ -103,7 +104,11 @@ def run_edited(edits, run, tmp_path):
     result_file = tmp_path / "published.json"
     result = subprocess.run(  # in the build's environment: one BLAS thread, so the sums match the published ones
         [sys.executable, "-c", RUNNER, str(tmp_path / run), str(result_file)],
-        cwd=copy, capture_output=True, text=True, timeout=600, env={**os.environ, **SNIPPET_ENV},
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **SNIPPET_ENV},
     )
     assert result.returncode == 0, f"{run} fails after the page's edit:\n{result.stderr[-3000:]}"
     published_now = json.loads(result_file.read_text(encoding="utf-8"))
@@ -202,7 +207,9 @@ def online_block_1(run):
 
 
 def layer_fourth_sentence(run):
-    assert run.values["batch_size"] == 4 and run.values["padded_length"] > published("full_layer/batch")["padded_length"]
+    assert (
+        run.values["batch_size"] == 4 and run.values["padded_length"] > published("full_layer/batch")["padded_length"]
+    )
     assert run.values["max_pad_weight"] == 0.0 and run.values["alone_max_error"] < 1e-12
 
 
@@ -259,7 +266,9 @@ def kv_heads_more_alike(run):
 
 def kv_heads_latent_2(run):
     assert run.values["latent_width"] == 2
-    assert run.values["score_error"] < 1e-12 and run.values["out_error"] < 1e-12 and run.values["decoupled_error"] < 1e-12
+    assert (
+        run.values["score_error"] < 1e-12 and run.values["out_error"] < 1e-12 and run.values["decoupled_error"] < 1e-12
+    )
 
 
 CHECKS = {
@@ -304,8 +313,9 @@ def test_the_page_instruction_does_what_the_page_says(page, marker, edits, run, 
 def test_every_instruction_has_a_marker_and_every_marker_a_check():
     ids = [marker for _, marker, _, _ in markers()]
     assert len(ids) == len(set(ids)), "two markers share an id"
-    assert set(ids) == set(CHECKS), f"markers without a check: {set(ids) - set(CHECKS)}; " \
-        f"checks without a marker: {set(CHECKS) - set(ids)}"
+    assert set(ids) == set(CHECKS), (
+        f"markers without a check: {set(ids) - set(CHECKS)}; checks without a marker: {set(CHECKS) - set(ids)}"
+    )
     for page in nonempty_glob(DOCS, "*.md"):
         for section in CHECK_SECTION.finditer(page.read_text(encoding="utf-8")):
             # a paragraph that introduces a code block is covered by running that block (test below)
@@ -324,8 +334,11 @@ CODE_BLOCKS = [
 ]
 
 
-@pytest.mark.parametrize("page, index, code", CODE_BLOCKS, ids=lambda x: x if isinstance(x, str) and len(x) < 40 else "")
+@pytest.mark.parametrize(
+    "page, index, code", CODE_BLOCKS, ids=lambda x: x if isinstance(x, str) and len(x) < 40 else ""
+)
 def test_the_code_of_a_check_section_runs(page, index, code):
-    result = subprocess.run([sys.executable, "-c", code], cwd=REPO / "snippets", capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO / "snippets", capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, f"{page}, code block {index}:\n{result.stderr[-2000:]}"

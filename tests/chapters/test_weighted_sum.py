@@ -9,12 +9,11 @@ import math
 
 import numpy as np
 import pytest
-from support import oracle_attention, published, REPO
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.attention import causal_mask, scaled_dot_product_attention
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+from support import REPO, oracle_attention, published
 
 CHAPTER = REPO / "docs" / "weighted-sum.md"
 TOKENS = tokenize(SENTENCE)
@@ -37,8 +36,10 @@ def oracle_causal_attention():
     return np.array(weights), np.array(output), v
 
 
-@pytest.mark.claim('Under the causal mask "cat" gives exactly 0 weight to every later word, "mat" included',
-                   zh="在因果掩码下，“cat” 给之后每个词的权重都恰好为 0，包括 “mat”")
+@pytest.mark.claim(
+    'Under the causal mask "cat" gives exactly 0 weight to every later word, "mat" included',
+    zh="在因果掩码下，“cat” 给之后每个词的权重都恰好为 0，包括 “mat”",
+)
 def test_cat_row_from_the_loop_oracle():
     weights, _, _ = oracle_causal_attention()
     row = weights[CAT]
@@ -58,8 +59,12 @@ scales = st.sampled_from([1e-3, 1.0, 30.0, 1e3])
 
 
 @given(seeds, scales)
-@pytest.mark.claim("For any queries and keys, causal attention gives the second word's row exactly 0 beyond itself, so the tutorial's row for \"cat\" cannot come from causal attention",
-                   zh="对任意查询和键，因果注意力在第二个词的行中、它自身之后的权重都恰好为 0，所以教程中 “cat” 的行不可能来自因果注意力")
+@pytest.mark.claim(
+    "For any queries and keys, causal attention gives the second word's row exactly 0 beyond itself, so the "
+    'tutorial\'s row for "cat" cannot come from causal attention',
+    zh="对任意查询和键，因果注意力在第二个词的行中、它自身之后的权重都恰好为 0，所以教程中 “cat” "
+    "的行不可能来自因果注意力",
+)
 def test_no_causal_row_can_look_like_the_tutorials(seed, scale):
     q, k = np.random.default_rng(seed).normal(scale=scale, size=(2, 6, 4))
     _, weights = scaled_dot_product_attention(q, k, k, causal_mask(6))
@@ -75,8 +80,10 @@ def test_the_page_quotes_the_tutorial_row_exactly_as_the_snippet_uses_it():
     assert values["claimed_n_future"] == sum(1 for w in TUTORIAL_CAT_ROW[2:] if w > 0)
 
 
-@pytest.mark.claim('In the rows of "the", "mat" and ".", the keys "The" and "the" get identical weights (no positions yet)',
-                   zh="在 “the”、“mat” 和 “.” 的行中，键 “The” 和 “the” 得到完全相同的权重（此时还没有位置信息）")
+@pytest.mark.claim(
+    'In the rows of "the", "mat" and ".", the keys "The" and "the" get identical weights (no positions yet)',
+    zh="在 “the”、“mat” 和 “.” 的行中，键 “The” 和 “the” 得到完全相同的权重（此时还没有位置信息）",
+)
 def test_the_and_the_share_weights():
     weights, _, _ = oracle_causal_attention()
     first, second = TOKENS.index("The"), TOKENS.index("the")
@@ -84,11 +91,15 @@ def test_the_and_the_share_weights():
         assert weights[i][first] == pytest.approx(weights[i][second], rel=1e-12)
 
 
-@pytest.mark.claim('The output of "cat" equals the explicit weighted sum of value rows, to rounding error',
-                   zh="“cat” 的输出在舍入误差范围内等于值行的显式加权和")
+@pytest.mark.claim(
+    'The output of "cat" equals the explicit weighted sum of value rows, to rounding error',
+    zh="“cat” 的输出在舍入误差范围内等于值行的显式加权和",
+)
 def test_output_is_the_weighted_sum_of_value_rows():
     weights, output, v = oracle_causal_attention()
-    core_output, _ = scaled_dot_product_attention(*[embed(TOKENS) @ w for w in projection_weights()], causal_mask(len(TOKENS)))
+    core_output, _ = scaled_dot_product_attention(
+        *[embed(TOKENS) @ w for w in projection_weights()], causal_mask(len(TOKENS))
+    )
     for i in range(len(TOKENS)):
         by_hand = [math.fsum(weights[i][j] * v[j][c] for j in range(len(TOKENS))) for c in range(v.shape[1])]
         np.testing.assert_allclose(core_output[i], by_hand, rtol=0, atol=1e-13)
@@ -116,8 +127,7 @@ def test_outputs_stay_inside_the_visible_values(seed, scale):
 
 
 @given(seeds, scales)
-@pytest.mark.claim("W_v changes the outputs but never the weights",
-                   zh="W_v 改变输出，但从不改变权重")
+@pytest.mark.claim("W_v changes the outputs but never the weights", zh="W_v 改变输出，但从不改变权重")
 def test_w_v_never_changes_the_weights(seed, scale):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(7, 8))
@@ -127,8 +137,12 @@ def test_w_v_never_changes_the_weights(seed, scale):
     assert np.array_equal(weights_a, weights_b)
 
 
-@pytest.mark.claim('Over 1000 random draws of W_q and W_k, "cat" is its own top key in about half of them, and without the mask "mat" is its top key about as often as chance',
-                   zh="在 W_q 和 W_k 的 1000 次随机抽样中，约一半的情况下 “cat” 得分最高的键是它自己；不加掩码时，“mat” 成为其得分最高的键的频率与随机水平相当")
+@pytest.mark.claim(
+    'Over 1000 random draws of W_q and W_k, "cat" is its own top key in about half of them, and without the mask '
+    '"mat" is its top key about as often as chance',
+    zh="在 W_q 和 W_k 的 1000 次随机抽样中，约一半的情况下 “cat” 得分最高的键是它自己；不加掩码时，“mat” "
+    "成为其得分最高的键的频率与随机水平相当",
+)
 def test_random_draw_statistics_from_a_closed_form():
     x = embed(TOKENS)
     d = x.shape[1]

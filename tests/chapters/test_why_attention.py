@@ -11,11 +11,10 @@ import re
 
 import numpy as np
 import pytest
-from support import flat_page, published, REPO, run_snippet
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lib.debug_tools import numeric_gradient
+from support import REPO, flat_page, published, run_snippet
 
 PAGE = (REPO / "docs" / "why-attention.md").read_text(encoding="utf-8")
 
@@ -39,7 +38,8 @@ def smallest_power_reaching(k, n):
 @pytest.mark.claim(
     "A stack of causal convolutions of width k connects n positions in ceil((n-1)/(k-1)) layers, a "
     "dilated stack in ceil(log_k n), a recurrent layer in n - 1 steps, self-attention in 1 layer",
-    zh="宽度为 k 的因果卷积堆叠需要 ceil((n-1)/(k-1)) 层才能连通 n 个位置，空洞卷积堆叠需要 ceil(log_k n) 层，循环层需要 n - 1 步，自注意力只需 1 层",
+    zh="宽度为 k 的因果卷积堆叠需要 ceil((n-1)/(k-1)) 层才能连通 n 个位置，空洞卷积堆叠需要 ceil(log_k n) "
+    "层，循环层需要 n - 1 步，自注意力只需 1 层",
 )
 @given(n=st.integers(2, 120), k=st.integers(2, 6))
 def test_counted_steps_follow_the_closed_forms(n, k):
@@ -52,8 +52,10 @@ def test_counted_steps_follow_the_closed_forms(n, k):
     assert steps(n, [ns["self_attention"](n, np.random.default_rng(n))]) == 1
 
 
-@pytest.mark.claim("cat and mat are 4 positions apart with 3 words in between, not five",
-                   zh="cat 和 mat 相隔 4 个位置，中间有 3 个词，而不是五个")
+@pytest.mark.claim(
+    "cat and mat are 4 positions apart with 3 words in between, not five",
+    zh="cat 和 mat 相隔 4 个位置，中间有 3 个词，而不是五个",
+)
 def test_cat_mat_distance():
     values = published("why_attention/path_length")
     words = "The cat sat on the mat .".split()
@@ -63,8 +65,7 @@ def test_cat_mat_distance():
 
 
 @pytest.mark.claim(
-    "At n = 512 and k = 3: 511 recurrent steps, 256 contiguous convolution layers, 6 dilated layers, 1 "
-    "attention layer",
+    "At n = 512 and k = 3: 511 recurrent steps, 256 contiguous convolution layers, 6 dilated layers, 1 attention layer",
     zh="n = 512、k = 3 时：循环需要 511 步，连续卷积需要 256 层，空洞卷积需要 6 层，注意力只需 1 层",
 )
 def test_published_counts_at_512():
@@ -120,7 +121,8 @@ def test_attention_backward_jacobian_matches_finite_differences():
 @pytest.mark.claim(
     "In a random tanh RNN the gradient of the last state shrinks geometrically with distance (gain 1) or "
     "grows (gain 3); one attention layer's gradient does not depend on distance",
-    zh="在随机初始化的 tanh RNN 中，最后一个状态的梯度随距离按几何级数缩小（增益 1）或增大（增益 3）；一个注意力层的梯度与距离无关",
+    zh="在随机初始化的 tanh RNN 中，最后一个状态的梯度随距离按几何级数缩小（增益 1）或增大（增益 "
+    "3）；一个注意力层的梯度与距离无关",
 )
 def test_gradient_vanishes_for_the_rnn_and_not_for_attention():
     values = published("why_attention/rnn_gradient")
@@ -155,12 +157,17 @@ TABLE_2 = [  # Vaswani et al. 2017, Table 2 (newstest2014): BLEU EN-DE, EN-FR, t
 
 
 def table_rows(markdown):
-    return [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in markdown.splitlines()
-            if line.startswith("| ")]
+    return [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in markdown.splitlines()
+        if line.startswith("| ")
+    ]
 
 
-@pytest.mark.claim("The page quotes Table 1 of Attention Is All You Need exactly",
-                   zh="页面准确引用了《Attention Is All You Need》的表 1")
+@pytest.mark.claim(
+    "The page quotes Table 1 of Attention Is All You Need exactly",
+    zh="页面准确引用了《Attention Is All You Need》的表 1",
+)
 def test_table_1_is_quoted_exactly():
     rows = table_rows(PAGE)
     for row in TABLE_1:
@@ -176,8 +183,10 @@ def test_table_1_is_quoted_exactly():
     ) in text
 
 
-@pytest.mark.claim("The page quotes the BLEU scores and training costs of Table 2 of Attention Is All You Need exactly",
-                   zh="页面准确引用了《Attention Is All You Need》表 2 中的 BLEU 分数和训练成本")
+@pytest.mark.claim(
+    "The page quotes the BLEU scores and training costs of Table 2 of Attention Is All You Need exactly",
+    zh="页面准确引用了《Attention Is All You Need》表 2 中的 BLEU 分数和训练成本",
+)
 def test_table_2_is_quoted_exactly():
     rows = table_rows(PAGE)
     for row in TABLE_2:
@@ -190,7 +199,8 @@ def test_table_2_is_quoted_exactly():
 @pytest.mark.claim(
     "25.8 BLEU is the Transformer base model on newstest2013 (Table 3), not an RNN score; the paper "
     "reports FLOPs, not a 3x speed-up",
-    zh="25.8 BLEU 是 Transformer 基础模型在 newstest2013 上的成绩（表 3），不是 RNN 的成绩；论文报告的是 FLOPs，而不是 3 倍的加速",
+    zh="25.8 BLEU 是 Transformer 基础模型在 newstest2013 上的成绩（表 3），不是 RNN 的成绩；论文报告的是 "
+    "FLOPs，而不是 3 倍的加速",
 )
 def test_literature_corrections_are_quoted_exactly():
     text = prose(PAGE)
@@ -206,13 +216,18 @@ def test_literature_corrections_are_quoted_exactly():
     assert "3 times faster" in text and "is not in the paper" in text
 
 
-@pytest.mark.claim("Why attention announces w_ij and v_j before the chapters that teach them, says its T is the last "
-                   "time step; Notation discloses the two uses of T and of V",
-                   zh="“为什么需要注意力”一章在讲解 w_ij 和 v_j 的章节之前就预先说明了它们，并指出其中的 T 是最后一个时间步；符号说明一章说明了 T 和 V 各自的两种用法")
+@pytest.mark.claim(
+    "Why attention announces w_ij and v_j before the chapters that teach them, says its T is the last "
+    "time step; Notation discloses the two uses of T and of V",
+    zh="“为什么需要注意力”一章在讲解 w_ij 和 v_j 的章节之前就预先说明了它们，并指出其中的 T "
+    "是最后一个时间步；符号说明一章说明了 T 和 V 各自的两种用法",
+)
 def test_notation_clashes_are_disclosed():
     page = " ".join(PAGE.split())
-    assert ("Here $w_{ij}$ is the weight word $i$ gives word $j$ and $v_j$ is what word $j$ passes on, its value; "
-            "you will see both built later") in page
+    assert (
+        "Here $w_{ij}$ is the weight word $i$ gives word $j$ and $v_j$ is what word $j$ passes on, its value; "
+        "you will see both built later"
+    ) in page
     assert page.index("Here $w_{ij}$ is the weight") < page.index("Start a signal at the first word")
     assert "Here $T$ is the last time step" in page and "as a temperature, in [Softmax](softmax.md)" in page
     notation = flat_page("notation.md")
@@ -220,9 +235,12 @@ def test_notation_clashes_are_disclosed():
     assert "The same letter names the values $V$ below" in notation
 
 
-@pytest.mark.claim("One attention layer's gradient has no geometric trend with distance: a fitted line changes by "
-                   "a factor near 1 over the sequence, against a vanishing factor for the gain-1 RNN",
-                   zh="一个注意力层的梯度随距离没有几何级数的趋势：拟合直线在整个序列上的变化倍数接近 1，而增益为 1 的 RNN 的倍数趋于零")
+@pytest.mark.claim(
+    "One attention layer's gradient has no geometric trend with distance: a fitted line changes by "
+    "a factor near 1 over the sequence, against a vanishing factor for the gain-1 RNN",
+    zh="一个注意力层的梯度随距离没有几何级数的趋势：拟合直线在整个序列上的变化倍数接近 1，而增益为 1 的 RNN "
+    "的倍数趋于零",
+)
 def test_attention_gradient_trend_is_near_level_not_exactly_flat():
     values = published("why_attention/rnn_gradient")
     assert 0.5 < values["att_trend"] < 2 and values["rnn_trend"] < 1e-6
@@ -235,9 +253,11 @@ def test_attention_gradient_trend_is_near_level_not_exactly_flat():
     assert "the attention gradient does not depend on distance" not in page
 
 
-@pytest.mark.claim("Why attention says every word reads every other in one step only without a mask, and names the "
-                   "causal mask as the exception",
-                   zh="“为什么需要注意力”一章说明，只有在不加掩码时每个词才能一步读到其他所有词，并指出因果掩码是例外")
+@pytest.mark.claim(
+    "Why attention says every word reads every other in one step only without a mask, and names the "
+    "causal mask as the exception",
+    zh="“为什么需要注意力”一章说明，只有在不加掩码时每个词才能一步读到其他所有词，并指出因果掩码是例外",
+)
 def test_one_step_to_every_word_is_stated_for_no_mask():
     page = " ".join(PAGE.split())
     intuition = page.split("**The intuition.**")[1].split("##")[0]

@@ -9,18 +9,19 @@ import tomllib
 import pytest
 import yaml
 
+from scripts.chapter_list import translate_nav
 from scripts.ledger import claim_markers
 from scripts.pipeline.references import read_page, without_references
-from scripts.chapter_list import translate_nav
 from scripts.words import FOLDER as WORDS
-from support import LATIN_IN_CHINESE, mkdocs_config, nav_pages, nonempty_glob, REPO
+from support import LATIN_IN_CHINESE, REPO, mkdocs_config, nav_pages, nonempty_glob
 
 ENGLISH, CHINESE = REPO / "docs", REPO / "docs-zh"
 PAGES = [p.name for p in nonempty_glob(ENGLISH, "*.md")]
 GLOSSARY = yaml.safe_load((CHINESE / "glossary.yml").read_text(encoding="utf-8"))
 
-NOT_PROSE = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<!--.*?-->|\]\([^)]*\)|\{#[^}\n]*\}",
-                       re.DOTALL | re.MULTILINE)
+NOT_PROSE = re.compile(
+    r"```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<!--.*?-->|\]\([^)]*\)|\{#[^}\n]*\}", re.DOTALL | re.MULTILINE
+)
 
 
 def read(folder, page):
@@ -52,11 +53,15 @@ def prose(markdown):
 
 def test_every_page_has_a_twin_in_the_other_edition():
     chinese = [p.name for p in nonempty_glob(CHINESE, "*.md")]
-    assert chinese == PAGES, f"missing in docs-zh/: {sorted(set(PAGES) - set(chinese))}; extra: {sorted(set(chinese) - set(PAGES))}"
+    assert chinese == PAGES, (
+        f"missing in docs-zh/: {sorted(set(PAGES) - set(chinese))}; extra: {sorted(set(chinese) - set(PAGES))}"
+    )
 
 
-@pytest.mark.claim("Every Chinese page quotes the same values, includes and figures as its English twin",
-                   zh="每个中文页面引用的值、引入的内容和图都与对应的英文页面相同")
+@pytest.mark.claim(
+    "Every Chinese page quotes the same values, includes and figures as its English twin",
+    zh="每个中文页面引用的值、引入的内容和图都与对应的英文页面相同",
+)
 @pytest.mark.parametrize("page", PAGES)
 def test_the_twins_quote_the_same_outputs(page):
     english, chinese = parts(read(ENGLISH, page)), parts(read(CHINESE, page))
@@ -72,8 +77,11 @@ def test_the_chinese_pages_use_the_glossary_terms(page):
     english, chinese = prose(read(ENGLISH, page)), prose(read(CHINESE, page))
     findings = []
     for term in GLOSSARY:
-        findings += [f"writes {alternative!r} {chinese.count(alternative)}x; the glossary says {term['zh']!r}"
-                     for alternative in term.get("avoid", []) if alternative in chinese]
+        findings += [
+            f"writes {alternative!r} {chinese.count(alternative)}x; the glossary says {term['zh']!r}"
+            for alternative in term.get("avoid", [])
+            if alternative in chinese
+        ]
         if term.get("required", True) and mentions(english, term["en"]) and term["zh"] not in chinese:
             findings.append(f"the English page says {term['en']!r}, this page never {term['zh']!r}")
     assert not findings, f"docs-zh/{page}:\n" + "\n".join(findings)
@@ -119,8 +127,10 @@ def generated_chinese(kind):
             yield from ((path.relative_to(REPO).as_posix(), text) for text in _strings(json.loads(path.read_text())))
     elif kind == "figures":  # the texts matplotlib drew into the Chinese figures (a comment before each)
         for path in nonempty_glob(GENERATED, "**/*.zh.svg"):
-            yield from ((path.relative_to(REPO).as_posix(), html.unescape(text))
-                        for text in re.findall(r"<!-- (.*?) -->", path.read_text(encoding="utf-8")))
+            yield from (
+                (path.relative_to(REPO).as_posix(), html.unescape(text))
+                for text in re.findall(r"<!-- (.*?) -->", path.read_text(encoding="utf-8"))
+            )
     elif kind == "values":  # a value's Chinese text (alt texts among them), and the values named <name>_zh
         for path in nonempty_glob(GENERATED, "**/values.json"):
             for name, entry in json.loads(path.read_text(encoding="utf-8")).items():
@@ -138,16 +148,23 @@ def generated_chinese(kind):
 def avoided_terms(texts):
     """[(where, the text, the term it uses, the glossary's term)] for every "avoid" alternative found in ``texts``
     (in what a reader sees of them: no code, math, value references or link targets)."""
-    return [(where, text, alternative, term["zh"]) for where, text in texts for term in GLOSSARY
-            for alternative in term.get("avoid", []) if alternative in prose(text)]
+    return [
+        (where, text, alternative, term["zh"])
+        for where, text in texts
+        for term in GLOSSARY
+        for alternative in term.get("avoid", [])
+        if alternative in prose(text)
+    ]
 
 
 GENERATED_KINDS = ["tables", "figures", "values", "claim markers", "interface words", "benchmarks"]
 
 
-@pytest.mark.claim("The Chinese tables, figures, values, claims, ledger, benchmark and explorable words use none of "
-                   "the alternatives the glossary forbids",
-                   zh="中文的表格、图、值、论断、台账、基准测试和可交互示例用语都不使用术语表禁止的译法")
+@pytest.mark.claim(
+    "The Chinese tables, figures, values, claims, ledger, benchmark and explorable words use none of "
+    "the alternatives the glossary forbids",
+    zh="中文的表格、图、值、论断、台账、基准测试和可交互示例用语都不使用术语表禁止的译法",
+)
 @pytest.mark.parametrize("kind", GENERATED_KINDS)
 def test_generated_chinese_text_uses_the_glossary_terms(kind):
     texts = list(generated_chinese(kind))
@@ -155,7 +172,8 @@ def test_generated_chinese_text_uses_the_glossary_terms(kind):
     found = avoided_terms(texts)
     assert not found, f"Chinese {kind} use terms the glossary forbids:\n" + "\n".join(
         f"{where}: {alternative!r} (the glossary says {wanted!r}) in {text!r}"
-        for where, text, alternative, wanted in found)
+        for where, text, alternative, wanted in found
+    )
 
 
 def test_the_glossary_check_finds_a_forbidden_term_in_generated_text():
@@ -177,7 +195,8 @@ def test_the_chinese_edition_names_its_palette_switch_and_permalinks_in_chinese(
     assert chinese.theme["language"] == "zh"
     names = [scheme["toggle"].pop("name") for scheme in chinese.theme["palette"]]
     assert all(re.search("[\u4e00-\u9fff]", name) for name in names), names
-    assert chinese.theme["palette"] == [{**s, "toggle": {k: v for k, v in s["toggle"].items() if k != "name"}}
-                                        for s in english.theme["palette"]], "the palettes differ beyond their names"
+    assert chinese.theme["palette"] == [
+        {**s, "toggle": {k: v for k, v in s["toggle"].items() if k != "name"}} for s in english.theme["palette"]
+    ], "the palettes differ beyond their names"
     assert re.search("[\u4e00-\u9fff]", chinese.mdx_configs["toc"].get("permalink_title", "")), chinese.mdx_configs
     assert chinese.markdown_extensions == english.markdown_extensions

@@ -10,7 +10,7 @@ import autocorrect_py
 import pytest
 
 from scripts.pipeline.references import INCLUDE_MARK, VALUE
-from support import DOCS_ZH, nonempty_glob, REPO
+from support import DOCS_ZH, REPO, nonempty_glob
 
 PAGES = [pytest.param(page, id=page.name) for page in nonempty_glob(DOCS_ZH, "*.md")]
 
@@ -36,16 +36,22 @@ def prose(line):
     return INLINE.sub(" ", line)
 
 
-SYNTAX_TITLE = re.compile(r'^\s*(?:\?\?\?\+?|!!!|===)\s')  # admonition and tab titles are Markdown syntax in "…"
+SYNTAX_TITLE = re.compile(r"^\s*(?:\?\?\?\+?|!!!|===)\s")  # admonition and tab titles are Markdown syntax in "…"
 
 
 def straight_quotes_around_chinese(text):
     """Pairs of ASCII double quotes, taken in order along the line, whose content is Chinese."""
     parts = text.split('"') if not SYNTAX_TITLE.match(text) else []
-    closed = parts[1:len(parts) - 1:2] if len(parts) % 2 else parts[1:len(parts) - 2:2]
+    closed = parts[1 : len(parts) - 1 : 2] if len(parts) % 2 else parts[1 : len(parts) - 2 : 2]
     return [f'"{inside}"' for inside in closed if re.search(f"[{CJK}]", inside)]
+
+
 ITALIC = re.compile(rf"(?<![*_A-Za-z0-9])([*_])(?![*_\s])[^*_\n]*[{CJK}][^*_\n]*(?<![\s*_])\1(?![*_A-Za-z0-9])")
-DECREASE = re.compile(r"(?:小|少|低|慢|短|减少|降低|缩小|下降|减小)了?\s*(?:[\d.,]+|[一二三四五六七八九十百千万两]+|" + VALUE.pattern + r")\s*倍")
+DECREASE = re.compile(
+    r"(?:小|少|低|慢|短|减少|降低|缩小|下降|减小)了?\s*(?:[\d.,]+|[一二三四五六七八九十百千万两]+|"
+    + VALUE.pattern
+    + r")\s*倍"
+)
 # A bracketed aside, not a function's argument list (O(N), abs(W_o), N(0, 1) are notation and keep theirs).
 ASIDE = re.compile(r"(?<![A-Za-z0-9_.)\]])\s*\(([^()\n]*)\)\s*")
 FULL_CHAR = re.compile(f"[{FULL}]")
@@ -54,7 +60,7 @@ FULL_CHAR = re.compile(f"[{FULL}]")
 def half_width_asides(text):
     """Half-width (…) asides beside Chinese text or around it: Chinese brackets them （…）."""
     for match in ASIDE.finditer(text):
-        before, after = text[:match.start()].rstrip()[-1:], text[match.end():][:1]
+        before, after = text[: match.start()].rstrip()[-1:], text[match.end() :][:1]
         if FULL_CHAR.match(before or " ") or FULL_CHAR.match(after or " ") or re.search(f"[{CJK}]", match.group(1)):
             yield match
 
@@ -65,24 +71,37 @@ def findings(markdown):
     for number, line in lines:
         words = prose(line)
         bold_free = words.replace("**", "\x00")
-        found += [f"{number}: straight quotes around Chinese (use “”): {quote!r}" for quote in straight_quotes_around_chinese(words)]
-        for rule, pattern, text in (("italics on Chinese text", ITALIC, bold_free),
-                                    ("a decrease as 'N 倍' (write the fraction: 只有 1/N)", DECREASE, words),
-                                    ):
+        found += [
+            f"{number}: straight quotes around Chinese (use “”): {quote!r}"
+            for quote in straight_quotes_around_chinese(words)
+        ]
+        for rule, pattern, text in (
+            ("italics on Chinese text", ITALIC, bold_free),
+            ("a decrease as 'N 倍' (write the fraction: 只有 1/N)", DECREASE, words),
+        ):
             found += [f"{number}: {rule}: {match.group()!r}" for match in pattern.finditer(text)]
-        found += [f"{number}: a half-width bracket beside Chinese (use （）): {match.group().strip()!r}"
-                  for match in half_width_asides(words)]
+        found += [
+            f"{number}: a half-width bracket beside Chinese (use （）): {match.group().strip()!r}"
+            for match in half_width_asides(words)
+        ]
     for (number, line), (_, following) in zip(lines, lines[1:]):
-        end = re.sub(r"\]\([^)\n]*\)$", "", line.rstrip()).rstrip(" *_]")  # markup renders nothing: what precedes it counts
+        end = re.sub(r"\]\([^)\n]*\)$", "", line.rstrip()).rstrip(
+            " *_]"
+        )  # markup renders nothing: what precedes it counts
         if not end or BLOCK_START.match(following) or re.match(rf"\s*(?:#|\||<|///|{INCLUDE_MARK})", line):
             continue
         start = (following.lstrip(" *_[") or " ")[0]
         if re.match(rf"[{FULL_PUNCT}]", end[-1]) or (re.match(rf"[{CJK}]", end[-1]) and re.match(rf"[{FULL}]", start)):
-            found.append(f"{number}: a line break after {end[-1]!r} inside a paragraph renders as a space: join the lines")
+            found.append(
+                f"{number}: a line break after {end[-1]!r} inside a paragraph renders as a space: join the lines"
+            )
     for match in re.finditer(r'^[ \t]*(?:```|~~~)\w*[^\n]*\btitle="([^"]*)"', markdown, re.MULTILINE):
         title = match.group(1)
         if re.search("[A-Za-z]", title) and not re.search(f"[{CJK}]", title) and not re.search(r"/|\.\w+$", title):
-            found.append(f"{markdown[:match.start()].count(chr(10)) + 1}: an English code-block title {title!r} (输出, or a file path)")
+            found.append(
+                f"{markdown[: match.start()].count(chr(10)) + 1}: an English code-block title {title!r} (输出, or a "
+                f"file path)"
+            )
     return found
 
 
@@ -90,7 +109,8 @@ def findings(markdown):
 def test_the_copywriting_linter_finds_nothing(page):
     result = autocorrect_py.lint_for(page.read_text(encoding="utf-8"), page.name)
     assert not result.lines, f"docs-zh/{page.name}:\n" + "\n".join(
-        f"{line.line}:{line.col}: {line.old.strip()!r} -> {line.new.strip()!r}" for line in result.lines)
+        f"{line.line}:{line.col}: {line.old.strip()!r} -> {line.new.strip()!r}" for line in result.lines
+    )
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -110,7 +130,10 @@ def test_the_rules_catch_each_kind_of_mistake():
     }
     for kind, markdown in bad.items():
         assert findings(markdown), kind
-    good = '这叫“注意力”，**加粗**可以，`"代码"` 不算，只有 1/{{ a.b.c }}；大了 128 倍。\n\n```text title="snippets/a/b.py"\n(代码)\n```'
+    good = (
+        '这叫“注意力”，**加粗**可以，`"代码"` 不算，只有 1/{{ a.b.c }}；大了 128 倍。\n\n```text '
+        'title="snippets/a/b.py"\n(代码)\n```'
+    )
     assert findings(good) == []
     assert autocorrect_py.lint_for("中文abc测试", "x.md").lines
 

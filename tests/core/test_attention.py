@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-from support import oracle_attention, positional_encoding
 
 from lib.attention import (
     causal_mask,
@@ -17,13 +16,17 @@ from lib.attention import (
     softmax,
     split_heads,
 )
+from support import oracle_attention, positional_encoding
 
 rng = np.random.default_rng(1234)
 
 
 @pytest.mark.parametrize("lq,lk,d_k,d_v", [(1, 1, 1, 1), (3, 5, 4, 2), (7, 7, 8, 8)])
-@pytest.mark.claim("scaled_dot_product_attention equals a plain-loop implementation of softmax(QK^T / sqrt(d_k)) V, with and without a mask",
-                   zh="无论有无掩码，scaled_dot_product_attention 都等于 softmax(QK^T / sqrt(d_k)) V 的朴素循环实现")
+@pytest.mark.claim(
+    "scaled_dot_product_attention equals a plain-loop implementation of softmax(QK^T / sqrt(d_k)) V, with and "
+    "without a mask",
+    zh="无论有无掩码，scaled_dot_product_attention 都等于 softmax(QK^T / sqrt(d_k)) V 的朴素循环实现",
+)
 def test_attention_matches_the_loop_oracle(lq, lk, d_k, d_v):
     q, k, v = rng.normal(size=(lq, d_k)), rng.normal(size=(lk, d_k)), rng.normal(size=(lk, d_v))
     allowed = rng.random((lq, lk)) > 0.3
@@ -34,8 +37,10 @@ def test_attention_matches_the_loop_oracle(lq, lk, d_k, d_v):
         np.testing.assert_allclose(output, want_out, rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.claim("Batched attention equals attention run on each example and head separately",
-                   zh="批量注意力等于对每个样本和每个头分别运行注意力的结果")
+@pytest.mark.claim(
+    "Batched attention equals attention run on each example and head separately",
+    zh="批量注意力等于对每个样本和每个头分别运行注意力的结果",
+)
 def test_batched_attention_matches_the_oracle_per_example():
     q, k, v = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 6, 5)), rng.normal(size=(2, 3, 6, 2))
     output, weights = scaled_dot_product_attention(q, k, v)
@@ -45,8 +50,10 @@ def test_batched_attention_matches_the_oracle_per_example():
         np.testing.assert_allclose(weights[b, h], want_w, rtol=1e-12)
 
 
-@pytest.mark.claim("A query whose keys are all masked gets zero weights and a zero output row, never NaN",
-                   zh="所有键都被掩码的查询得到全零的权重和全零的输出行，从不出现 NaN")
+@pytest.mark.claim(
+    "A query whose keys are all masked gets zero weights and a zero output row, never NaN",
+    zh="所有键都被掩码的查询得到全零的权重和全零的输出行，从不出现 NaN",
+)
 def test_fully_masked_query_gets_zero_weights_and_zero_output():
     q, k, v = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
     mask = np.ones((3, 5), dtype=bool)
@@ -58,8 +65,10 @@ def test_fully_masked_query_gets_zero_weights_and_zero_output():
     np.testing.assert_allclose(weights[[0, 2]].sum(-1), 1.0)
 
 
-@pytest.mark.claim("The core softmax is exact at logits of ±1e300 and gives zeros for an all -inf row",
-                   zh="核心实现的 softmax 在 logits 为 ±1e300 时是精确的，对全为 -inf 的行给出全零")
+@pytest.mark.claim(
+    "The core softmax is exact at logits of ±1e300 and gives zeros for an all -inf row",
+    zh="核心实现的 softmax 在 logits 为 ±1e300 时是精确的，对全为 -inf 的行给出全零",
+)
 def test_softmax_extremes_and_all_minus_inf():
     np.testing.assert_array_equal(softmax([1e300, -1e300, 0.0]), [1.0, 0.0, 0.0])
     np.testing.assert_array_equal(softmax([-np.inf, -np.inf]), [0.0, 0.0])
@@ -75,8 +84,10 @@ def test_causal_and_padding_masks():
     np.testing.assert_array_equal(mask[:, 0], [[1, 1, 1, 0], [1, 0, 0, 0]])
 
 
-@pytest.mark.claim("Under a causal mask, changing later tokens never changes earlier outputs",
-                   zh="在因果掩码下，改变后面的词元永远不会改变前面的输出")
+@pytest.mark.claim(
+    "Under a causal mask, changing later tokens never changes earlier outputs",
+    zh="在因果掩码下，改变后面的词元永远不会改变前面的输出",
+)
 def test_causal_attention_ignores_the_future():
     x = rng.normal(size=(6, 4))
     out, _ = scaled_dot_product_attention(x, x, x, causal_mask(6))
@@ -86,8 +97,10 @@ def test_causal_attention_ignores_the_future():
     np.testing.assert_array_equal(out[:4], out2[:4])
 
 
-@pytest.mark.claim('sinusoidal_positions follows the formula of section 3.5 of "Attention Is All You Need"',
-                   zh="sinusoidal_positions 遵循《Attention Is All You Need》第 3.5 节的公式")
+@pytest.mark.claim(
+    'sinusoidal_positions follows the formula of section 3.5 of "Attention Is All You Need"',
+    zh="sinusoidal_positions 遵循《Attention Is All You Need》第 3.5 节的公式",
+)
 def test_sinusoidal_positions_follow_the_paper_formula():
     pe = sinusoidal_positions(20, 16)
     assert pe.shape == (20, 16)
@@ -98,8 +111,10 @@ def test_sinusoidal_positions_follow_the_paper_formula():
         sinusoidal_positions(4, 7)
 
 
-@pytest.mark.claim("sinusoidal_positions takes the base of the wavelengths as a parameter (the paper's 10000 by default)",
-                   zh="sinusoidal_positions 把波长的底数作为参数（默认是论文的 10000）")
+@pytest.mark.claim(
+    "sinusoidal_positions takes the base of the wavelengths as a parameter (the paper's 10000 by default)",
+    zh="sinusoidal_positions 把波长的底数作为参数（默认是论文的 10000）",
+)
 def test_sinusoidal_positions_take_another_base():
     for base in (10.0, 500.0, 1e6):
         pe = sinusoidal_positions(12, 6, base=base)
@@ -112,8 +127,7 @@ def test_sinusoidal_positions_take_another_base():
             sinusoidal_positions(4, 8, base=base)
 
 
-@pytest.mark.claim("merge_heads exactly inverts split_heads",
-                   zh="merge_heads 恰好是 split_heads 的逆运算")
+@pytest.mark.claim("merge_heads exactly inverts split_heads", zh="merge_heads 恰好是 split_heads 的逆运算")
 def test_split_and_merge_heads_are_inverse_and_put_heads_before_positions():
     x = rng.normal(size=(2, 5, 12))
     heads = split_heads(x, 3)
@@ -122,8 +136,10 @@ def test_split_and_merge_heads_are_inverse_and_put_heads_before_positions():
     np.testing.assert_array_equal(merge_heads(heads), x)
 
 
-@pytest.mark.claim("Multi-head attention equals running each head on its own slice, concatenating, and applying W_o",
-                   zh="多头注意力等于在各自的切片上运行每个头，再拼接并乘以 W_o")
+@pytest.mark.claim(
+    "Multi-head attention equals running each head on its own slice, concatenating, and applying W_o",
+    zh="多头注意力等于在各自的切片上运行每个头，再拼接并乘以 W_o",
+)
 def test_multi_head_attention_equals_heads_run_one_by_one():
     d_model, n_heads, length = 8, 2, 5
     x = rng.normal(size=(length, d_model))
@@ -135,7 +151,10 @@ def test_multi_head_attention_equals_heads_run_one_by_one():
     for h in range(n_heads):
         cols = slice(h * d_head, (h + 1) * d_head)
         out, w = oracle_attention(
-            (x @ w_q[:, cols]).tolist(), (x @ w_k[:, cols]).tolist(), (x @ w_v[:, cols]).tolist(), causal_mask(length).tolist()
+            (x @ w_q[:, cols]).tolist(),
+            (x @ w_k[:, cols]).tolist(),
+            (x @ w_v[:, cols]).tolist(),
+            causal_mask(length).tolist(),
         )
         np.testing.assert_allclose(weights[h], w, rtol=1e-10)
         heads.append(np.array(out))
@@ -171,22 +190,46 @@ def test_multi_head_attention_takes_a_mask_with_a_head_axis():
     [
         (lambda: scaled_dot_product_attention(np.ones((3, 4)), np.ones((5, 3)), np.ones((5, 2))), ["(3, 4)", "(5, 3)"]),
         (lambda: scaled_dot_product_attention(np.ones((3, 4)), np.ones((5, 4)), np.ones((6, 2))), ["(5, 4)", "(6, 2)"]),
-        (lambda: scaled_dot_product_attention(np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.ones((3, 5))), ["boolean", "float64"]),
         (
-            lambda: scaled_dot_product_attention(np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.ones((4, 5), bool)),
+            lambda: scaled_dot_product_attention(np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.ones((3, 5))),
+            ["boolean", "float64"],
+        ),
+        (
+            lambda: scaled_dot_product_attention(
+                np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.ones((4, 5), bool)
+            ),
             ["(4, 5)", "(3, 5)"],
         ),
-        (lambda: scaled_dot_product_attention(np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.ones((2, 3, 5), bool)), ["(2, 3, 5)"]),
-        (lambda: scaled_dot_product_attention(np.ones((2, 3, 4)), np.ones((3, 5, 4)), np.ones((3, 5, 2))), ["(2, 3, 4)", "(3, 5, 4)"]),
+        (
+            lambda: scaled_dot_product_attention(
+                np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.ones((2, 3, 5), bool)
+            ),
+            ["(2, 3, 5)"],
+        ),
+        (
+            lambda: scaled_dot_product_attention(np.ones((2, 3, 4)), np.ones((3, 5, 4)), np.ones((3, 5, 2))),
+            ["(2, 3, 4)", "(3, 5, 4)"],
+        ),
         (lambda: split_heads(np.ones((2, 5, 10)), 3), ["10", "3", "(2, 5, 10)"]),
         (lambda: multi_head_attention(np.ones((5, 10)), *[np.eye(10)] * 4, n_heads=4), ["10", "4"]),
-        (lambda: multi_head_attention(np.ones((5, 10)), np.eye(10), np.eye(8), np.eye(10), np.eye(10), 2), ["w_k", "(8, 8)"]),
-        (lambda: multi_head_attention(np.ones((2, 5, 4)), *[np.eye(4)] * 4, n_heads=2, mask=np.ones((3, 5, 5), bool)), ["(3, 5, 5)"]),
+        (
+            lambda: multi_head_attention(np.ones((5, 10)), np.eye(10), np.eye(8), np.eye(10), np.eye(10), 2),
+            ["w_k", "(8, 8)"],
+        ),
+        (
+            lambda: multi_head_attention(
+                np.ones((2, 5, 4)), *[np.eye(4)] * 4, n_heads=2, mask=np.ones((3, 5, 5), bool)
+            ),
+            ["(3, 5, 5)"],
+        ),
         (lambda: padding_mask(np.array([2, 7]), 5), ["[2, 7]"]),
     ],
 )
-@pytest.mark.claim("Bad input (mismatched shapes, heads that do not divide d_model, non-boolean masks) raises a ValueError naming the shapes",
-                   zh="错误的输入（形状不匹配、头数不能整除 d_model、非布尔掩码）会引发指明形状的 `ValueError`")
+@pytest.mark.claim(
+    "Bad input (mismatched shapes, heads that do not divide d_model, non-boolean masks) raises a ValueError naming "
+    "the shapes",
+    zh="错误的输入（形状不匹配、头数不能整除 d_model、非布尔掩码）会引发指明形状的 `ValueError`",
+)
 def test_bad_input_raises_value_error_naming_the_shapes(call, words):
     with pytest.raises(ValueError) as info:
         call()
@@ -202,8 +245,10 @@ def window_oracle(n, window):
     return [[i - window < j <= i for j in range(n)] for i in range(n)]
 
 
-@pytest.mark.claim("sliding_window_mask(n, W) is True exactly where i - W < j <= i, for every n <= 9 and W <= 10",
-                   zh="对每个 n <= 9、W <= 10，sliding_window_mask(n, W) 恰好在 i - W < j <= i 处为 True")
+@pytest.mark.claim(
+    "sliding_window_mask(n, W) is True exactly where i - W < j <= i, for every n <= 9 and W <= 10",
+    zh="对每个 n <= 9、W <= 10，sliding_window_mask(n, W) 恰好在 i - W < j <= i 处为 True",
+)
 def test_sliding_window_mask_against_the_rule():
     for n in range(1, 10):
         for window in range(1, 11):
@@ -237,10 +282,12 @@ def test_sliding_window_mask_refuses_a_bad_length(n):
         causal_mask(n)
 
 
-@pytest.mark.claim("scaled_dot_product_attention equals the loop oracle when queries and keys have different lengths, "
-                   "with an (L_q, L_k) mask and with a (B, 1, L_k) padding mask",
-                   zh="查询与键的长度不同时，无论用 (L_q, L_k) 掩码还是 (B, 1, L_k) 填充掩码，scaled_dot_product_attention "
-                      "都等于循环实现")
+@pytest.mark.claim(
+    "scaled_dot_product_attention equals the loop oracle when queries and keys have different lengths, "
+    "with an (L_q, L_k) mask and with a (B, 1, L_k) padding mask",
+    zh="查询与键的长度不同时，无论用 (L_q, L_k) 掩码还是 (B, 1, L_k) 填充掩码，scaled_dot_product_attention "
+    "都等于循环实现",
+)
 @pytest.mark.parametrize("lq,lk", [(1, 5), (4, 7), (6, 2)])
 def test_rectangular_attention_with_both_mask_shapes(lq, lk):
     q, k, v = rng.normal(size=(2, lq, 4)), rng.normal(size=(2, lk, 4)), rng.normal(size=(2, lk, 3))
@@ -262,5 +309,7 @@ def test_rectangular_attention_with_both_mask_shapes(lq, lk):
 @pytest.mark.parametrize("shape", [(7, 4), (4, 6), (3, 1, 7), (2, 4, 7, 1)])
 def test_a_mask_of_the_wrong_shape_names_both_shapes(shape):
     q, k, v = np.ones((2, 4, 3)), np.ones((2, 7, 3)), np.ones((2, 7, 3))
-    with pytest.raises(ValueError, match=rf"mask of shape \({shape[0]}, .*does not broadcast to the scores' shape \(2, 4, 7\)"):
+    with pytest.raises(
+        ValueError, match=rf"mask of shape \({shape[0]}, .*does not broadcast to the scores' shape \(2, 4, 7\)"
+    ):
         scaled_dot_product_attention(q, k, v, np.ones(shape, dtype=bool))

@@ -2,8 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from lib.attention import causal_mask, scaled_dot_product_attention, sliding_window_mask, softmax
@@ -23,8 +22,10 @@ def qkv_and_mask(draw):
 
 
 @given(qkv_and_mask())
-@pytest.mark.claim("Attention weights are non-negative and each row sums to 1 (0 for a fully masked row), over 1000 random cases",
-                   zh="在 1000 个随机用例中，注意力权重都非负，且每行之和为 1（全被掩码的行为 0）")
+@pytest.mark.claim(
+    "Attention weights are non-negative and each row sums to 1 (0 for a fully masked row), over 1000 random cases",
+    zh="在 1000 个随机用例中，注意力权重都非负，且每行之和为 1（全被掩码的行为 0）",
+)
 def test_weights_sum_to_one_or_zero_for_fully_masked_rows(case):
     q, k, v, mask = case
     _, weights = scaled_dot_product_attention(q, k, v, mask)
@@ -34,8 +35,10 @@ def test_weights_sum_to_one_or_zero_for_fully_masked_rows(case):
 
 
 @given(qkv_and_mask())
-@pytest.mark.claim("Masked positions get weight exactly 0, over 1000 random cases",
-                   zh="在 1000 个随机用例中，被掩码的位置得到的权重都恰好为 0")
+@pytest.mark.claim(
+    "Masked positions get weight exactly 0, over 1000 random cases",
+    zh="在 1000 个随机用例中，被掩码的位置得到的权重都恰好为 0",
+)
 def test_masked_weights_are_exactly_zero(case):
     q, k, v, mask = case
     output, weights = scaled_dot_product_attention(q, k, v, mask)
@@ -44,16 +47,21 @@ def test_masked_weights_are_exactly_zero(case):
 
 
 @given(arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 8)), elements=finite), st.floats(-1e6, 1e6))
-@pytest.mark.claim("Adding a constant to a row of scores leaves softmax unchanged, over 1000 random cases",
-                   zh="在 1000 个随机用例中，给一行分数加上同一个常数都不改变 softmax")
+@pytest.mark.claim(
+    "Adding a constant to a row of scores leaves softmax unchanged, over 1000 random cases",
+    zh="在 1000 个随机用例中，给一行分数加上同一个常数都不改变 softmax",
+)
 def test_adding_a_constant_to_a_row_of_scores_changes_nothing(scores, constant):
     shifted = scores + constant
     np.testing.assert_allclose(softmax(shifted), softmax(scores), atol=1e-9)
 
 
 @given(qkv_and_mask(), st.randoms(use_true_random=False))
-@pytest.mark.claim("Without positions or masks, permuting the sequence permutes the output the same way (equivariance), over 1000 random cases",
-                   zh="在 1000 个随机用例中，没有位置信息和掩码时，置换序列都会以同样方式置换输出（等变性）")
+@pytest.mark.claim(
+    "Without positions or masks, permuting the sequence permutes the output the same way (equivariance), over 1000 "
+    "random cases",
+    zh="在 1000 个随机用例中，没有位置信息和掩码时，置换序列都会以同样方式置换输出（等变性）",
+)
 def test_permuting_the_sequence_permutes_the_output(case, random):
     q, k, v, _ = case
     n = min(len(q), len(k))
@@ -67,8 +75,10 @@ def test_permuting_the_sequence_permutes_the_output(case, random):
 
 
 @given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 8)), elements=extreme))
-@pytest.mark.claim("Logits anywhere in ±1e300, or -inf, never produce NaN or inf in softmax, over 1000 random cases",
-                   zh="在 1000 个随机用例中，取值在 ±1e300 范围内或为 -inf 的 logits 从不使 softmax 产生 NaN 或 inf")
+@pytest.mark.claim(
+    "Logits anywhere in ±1e300, or -inf, never produce NaN or inf in softmax, over 1000 random cases",
+    zh="在 1000 个随机用例中，取值在 ±1e300 范围内或为 -inf 的 logits 从不使 softmax 产生 NaN 或 inf",
+)
 def test_extreme_logits_never_give_nan_or_inf(logits):
     weights = softmax(logits)
     assert np.isfinite(weights).all()
@@ -85,8 +95,11 @@ def test_huge_inputs_give_finite_attention(case, scale):
 
 
 @given(qkv_and_mask(), st.data())
-@pytest.mark.claim("A NaN in q or k gives NaN weights and a NaN output in exactly the rows that see it; a fully masked row still gives zeros, over 1000 random cases",
-                   zh="在 1000 个随机用例中，q 或 k 中的 NaN 恰好在看到它的那些行中产生 NaN 权重和 NaN 输出；全被掩码的行仍给出全零")
+@pytest.mark.claim(
+    "A NaN in q or k gives NaN weights and a NaN output in exactly the rows that see it; a fully masked row still "
+    "gives zeros, over 1000 random cases",
+    zh="在 1000 个随机用例中，q 或 k 中的 NaN 恰好在看到它的那些行中产生 NaN 权重和 NaN 输出；全被掩码的行仍给出全零",
+)
 def test_nan_propagates_to_the_rows_that_see_it(case, data):
     q, k, v, mask = case
     q_nan = data.draw(arrays(np.bool_, q.shape))
@@ -103,8 +116,11 @@ def test_nan_propagates_to_the_rows_that_see_it(case, data):
     np.testing.assert_allclose(weights[clean].sum(axis=-1), np.where(blind[clean], 0.0, 1.0), atol=1e-12)
 
 
-@pytest.mark.claim("With no keys at all (k of shape (0, d)) attention returns empty weights and a zero output, like a fully masked row",
-                   zh="完全没有键时（k 的形状为 (0, d)），注意力返回空的权重和全零的输出，与全被掩码的行相同")
+@pytest.mark.claim(
+    "With no keys at all (k of shape (0, d)) attention returns empty weights and a zero output, like a fully masked "
+    "row",
+    zh="完全没有键时（k 的形状为 (0, d)），注意力返回空的权重和全零的输出，与全被掩码的行相同",
+)
 @pytest.mark.parametrize("lq", [0, 1, 3])
 def test_an_empty_key_set_gives_a_zero_output(lq):
     q = np.ones((lq, 4))
@@ -115,10 +131,12 @@ def test_an_empty_key_set_gives_a_zero_output(lq):
 
 
 @given(st.integers(1, 40), st.integers(1, 50))
-@pytest.mark.claim("A sliding-window mask gives row i exactly min(i + 1, W) keys, all within the causal mask, and a "
-                   "wider window keeps every key a narrower one keeps, over 1000 random cases",
-                   zh="在 1000 个随机用例中，滑动窗口掩码都恰好给第 i 行 min(i + 1, W) 个键，全部落在因果掩码之内，"
-                      "而且更宽的窗口保留较窄窗口保留的每个键")
+@pytest.mark.claim(
+    "A sliding-window mask gives row i exactly min(i + 1, W) keys, all within the causal mask, and a "
+    "wider window keeps every key a narrower one keeps, over 1000 random cases",
+    zh="在 1000 个随机用例中，滑动窗口掩码都恰好给第 i 行 min(i + 1, W) 个键，全部落在因果掩码之内，"
+    "而且更宽的窗口保留较窄窗口保留的每个键",
+)
 def test_sliding_window_rows_hold_min_i_plus_1_w_keys(n, window):
     mask = sliding_window_mask(n, window)
     rows = np.arange(n)
@@ -129,9 +147,11 @@ def test_sliding_window_rows_hold_min_i_plus_1_w_keys(n, window):
 
 
 @given(qkv_and_mask(), st.integers(1, 4))
-@pytest.mark.claim("With L_q != L_k, a (B, 1, L_k) mask gives every batch row the weights of its own (L_q, L_k) mask, "
-                   "over 1000 random cases",
-                   zh="在 1000 个随机用例中，L_q != L_k 时，(B, 1, L_k) 掩码都给每个批量行它自己的 (L_q, L_k) 掩码下的权重")
+@pytest.mark.claim(
+    "With L_q != L_k, a (B, 1, L_k) mask gives every batch row the weights of its own (L_q, L_k) mask, "
+    "over 1000 random cases",
+    zh="在 1000 个随机用例中，L_q != L_k 时，(B, 1, L_k) 掩码都给每个批量行它自己的 (L_q, L_k) 掩码下的权重",
+)
 def test_a_per_sentence_key_mask_broadcasts_over_queries(case, batch):
     q, k, v, _ = case
     lk = k.shape[0]

@@ -5,12 +5,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from hypothesis.extra.numpy import arrays
-from support import oracle_attention
 
 from lib.attention import apply_rope, grouped_query_attention
+from support import oracle_attention
 
 rng = np.random.default_rng(2023)
 
@@ -31,8 +30,10 @@ def rope_oracle(x, positions, base=10000.0, pairing="interleaved"):
     return out
 
 
-@pytest.mark.claim("apply_rope equals a loop that turns every pair (a, b) to (a cos - b sin, a sin + b cos), for both "
-                   "pairings", zh="对两种配对方式，apply_rope 都等于把每一对 (a, b) 转成 (a cos - b sin, a sin + b cos) 的循环")
+@pytest.mark.claim(
+    "apply_rope equals a loop that turns every pair (a, b) to (a cos - b sin, a sin + b cos), for both pairings",
+    zh="对两种配对方式，apply_rope 都等于把每一对 (a, b) 转成 (a cos - b sin, a sin + b cos) 的循环",
+)
 @pytest.mark.parametrize("pairing", ["interleaved", "half"])
 @pytest.mark.parametrize("d, base", [(2, 10000.0), (8, 10000.0), (16, 500000.0)])
 def test_apply_rope_matches_the_loop(pairing, d, base):
@@ -50,15 +51,23 @@ def test_apply_rope_rotates_every_leading_axis_alike():
         np.testing.assert_allclose(got[b, h], rope_oracle(x[b, h].tolist(), positions.tolist()), rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: apply_rope(np.ones((3, 5)), np.arange(3)), "d must be even"),
-    (lambda: apply_rope(np.ones((3, 4)), np.arange(4)), "one position per row"),
-    (lambda: apply_rope(np.ones((3, 4)), np.arange(3), pairing="adjacent"), "unknown pairing 'adjacent'"),
-    (lambda: apply_rope(np.ones(4), np.arange(1)), r"\(\.\.\., L, d\)"),
-    (lambda: apply_rope(np.ones((3, 4)) + 1j, np.arange(3)), "x must be real.*complex128"),
-    *[(lambda base=base: apply_rope(np.ones((3, 4)), np.arange(3), base=base),
-       f"base must be a finite number greater than 1 .*got {base!r}") for base in (0, -2.0, 1, 0.5, math.inf, math.nan)],
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: apply_rope(np.ones((3, 5)), np.arange(3)), "d must be even"),
+        (lambda: apply_rope(np.ones((3, 4)), np.arange(4)), "one position per row"),
+        (lambda: apply_rope(np.ones((3, 4)), np.arange(3), pairing="adjacent"), "unknown pairing 'adjacent'"),
+        (lambda: apply_rope(np.ones(4), np.arange(1)), r"\(\.\.\., L, d\)"),
+        (lambda: apply_rope(np.ones((3, 4)) + 1j, np.arange(3)), "x must be real.*complex128"),
+        *[
+            (
+                lambda base=base: apply_rope(np.ones((3, 4)), np.arange(3), base=base),
+                f"base must be a finite number greater than 1 .*got {base!r}",
+            )
+            for base in (0, -2.0, 1, 0.5, math.inf, math.nan)
+        ],
+    ],
+)
 def test_apply_rope_errors_name_the_problem(call, message):
     with pytest.raises(ValueError, match=message):
         call()
@@ -90,8 +99,10 @@ def gqa_oracle(q, k, v, allowed=None):
     return outputs, weights
 
 
-@pytest.mark.claim("grouped_query_attention equals a loop in which query head i attends with key/value head "
-                   "i // (h / h_kv)", zh="grouped_query_attention 等于让查询头 i 使用键/值头 i // (h / h_kv) 的循环")
+@pytest.mark.claim(
+    "grouped_query_attention equals a loop in which query head i attends with key/value head i // (h / h_kv)",
+    zh="grouped_query_attention 等于让查询头 i 使用键/值头 i // (h / h_kv) 的循环",
+)
 @pytest.mark.parametrize("h, h_kv", [(1, 1), (4, 4), (4, 2), (6, 3), (8, 1)])
 def test_gqa_matches_the_loop(h, h_kv):
     lq, lk, d_k, d_v = 3, 5, 4, 2
@@ -113,13 +124,16 @@ def test_gqa_batches_and_broadcasts_a_mask():
         np.testing.assert_allclose(out[b], want, rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.parametrize("shapes, message", [
-    (((6, 3, 4), (4, 3, 4), (4, 3, 4)), "not a multiple of the 4 key/value heads"),
-    (((1, 5, 4, 2), (1, 3, 2, 2), (1, 3, 2, 2)), r"heads are the third axis from the end, \(\.\.\., heads, L, d\)"),
-    (((4, 3, 4), (2, 3, 4), (1, 3, 4)), "same number of key/value heads"),
-    (((3, 4), (3, 4), (3, 4)), "need a head axis"),
-    (((4, 3, 4), (2, 3, 5), (2, 3, 4)), "share the last dimension d_k"),
-])
+@pytest.mark.parametrize(
+    "shapes, message",
+    [
+        (((6, 3, 4), (4, 3, 4), (4, 3, 4)), "not a multiple of the 4 key/value heads"),
+        (((1, 5, 4, 2), (1, 3, 2, 2), (1, 3, 2, 2)), r"heads are the third axis from the end, \(\.\.\., heads, L, d\)"),
+        (((4, 3, 4), (2, 3, 4), (1, 3, 4)), "same number of key/value heads"),
+        (((3, 4), (3, 4), (3, 4)), "need a head axis"),
+        (((4, 3, 4), (2, 3, 5), (2, 3, 4)), "share the last dimension d_k"),
+    ],
+)
 def test_gqa_errors_name_the_problem(shapes, message):
     q, k, v = (np.ones(s) for s in shapes)
     with pytest.raises(ValueError, match=message):
@@ -128,7 +142,7 @@ def test_gqa_errors_name_the_problem(shapes, message):
 
 # ---------------------------------------------------------------- Hypothesis properties
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
-positions_strategy = st.integers(-10**6, 10**6)
+positions_strategy = st.integers(-(10**6), 10**6)
 
 
 @st.composite
@@ -140,18 +154,32 @@ def rows_and_positions(draw):
 
 
 @given(rows_and_positions(), st.sampled_from(["interleaved", "half"]))
-@pytest.mark.claim("apply_rope keeps the length of every row, over 1000 random cases",
-                   zh="在 1000 个随机用例中，apply_rope 都保持每一行的长度不变")
+@pytest.mark.claim(
+    "apply_rope keeps the length of every row, over 1000 random cases",
+    zh="在 1000 个随机用例中，apply_rope 都保持每一行的长度不变",
+)
 def test_rope_keeps_lengths(case, pairing):
     x, positions = case
-    np.testing.assert_allclose(np.linalg.norm(apply_rope(x, positions, pairing=pairing), axis=-1),
-                               np.linalg.norm(x, axis=-1), rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(
+        np.linalg.norm(apply_rope(x, positions, pairing=pairing), axis=-1),
+        np.linalg.norm(x, axis=-1),
+        rtol=1e-12,
+        atol=1e-9,
+    )
 
 
-@given(arrays(np.float64, (2, 8), elements=st.floats(-10, 10)), st.integers(-5000, 5000), st.integers(-5000, 5000),
-       st.integers(-5000, 5000), st.sampled_from(["interleaved", "half"]))
-@pytest.mark.claim("A rotated query's score with a rotated key depends on m - n only: shifting both positions leaves it, "
-                   "over 1000 random cases", zh="在 1000 个随机用例中，旋转后的查询与旋转后的键的分数只取决于 m - n：两个位置同时平移时分数不变")
+@given(
+    arrays(np.float64, (2, 8), elements=st.floats(-10, 10)),
+    st.integers(-5000, 5000),
+    st.integers(-5000, 5000),
+    st.integers(-5000, 5000),
+    st.sampled_from(["interleaved", "half"]),
+)
+@pytest.mark.claim(
+    "A rotated query's score with a rotated key depends on m - n only: shifting both positions leaves it, "
+    "over 1000 random cases",
+    zh="在 1000 个随机用例中，旋转后的查询与旋转后的键的分数只取决于 m - n：两个位置同时平移时分数不变",
+)
 def test_rope_score_depends_on_the_offset_only(qk, m, n, shift, pairing):
     q, k = qk[:1], qk[1:]
 
@@ -162,15 +190,18 @@ def test_rope_score_depends_on_the_offset_only(qk, m, n, shift, pairing):
 
 
 @given(rows_and_positions())
-@pytest.mark.claim("The half pairing on columns reordered (2i -> i, 2i+1 -> i + d/2) is the interleaved rotation "
-                   "reordered alike, over 1000 random cases",
-                   zh="在 1000 个随机用例中，对列重排（2i -> i，2i+1 -> i + d/2）后做对半配对的旋转，等于同样重排后的相邻配对旋转")
+@pytest.mark.claim(
+    "The half pairing on columns reordered (2i -> i, 2i+1 -> i + d/2) is the interleaved rotation "
+    "reordered alike, over 1000 random cases",
+    zh="在 1000 个随机用例中，对列重排（2i -> i，2i+1 -> i + d/2）后做对半配对的旋转，等于同样重排后的相邻配对旋转",
+)
 def test_the_pairings_differ_by_a_permutation(case):
     x, positions = case
     d = x.shape[-1]
     order = np.r_[np.arange(0, d, 2), np.arange(1, d, 2)]
-    np.testing.assert_array_equal(apply_rope(x[:, order], positions, pairing="half"),
-                                  apply_rope(x, positions)[:, order])
+    np.testing.assert_array_equal(
+        apply_rope(x[:, order], positions, pairing="half"), apply_rope(x, positions)[:, order]
+    )
 
 
 @given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 4).map(lambda n: 2 * n)), elements=finite))
@@ -189,8 +220,11 @@ def grouped_case(draw):
 
 
 @given(grouped_case())
-@pytest.mark.claim("Grouped-query attention equals multi-head attention on key/value heads copied to their groups, "
-                   "over 1000 random cases", zh="在 1000 个随机用例中，分组查询注意力都等于把键/值头复制给所在组之后的多头注意力")
+@pytest.mark.claim(
+    "Grouped-query attention equals multi-head attention on key/value heads copied to their groups, "
+    "over 1000 random cases",
+    zh="在 1000 个随机用例中，分组查询注意力都等于把键/值头复制给所在组之后的多头注意力",
+)
 def test_gqa_is_attention_on_repeated_heads(case):
     q, k, v = case
     group = q.shape[0] // k.shape[0]

@@ -2,25 +2,27 @@
 N(0, 1). The page's JavaScript twin is compared with it in tests/site/test_explorables.py."""
 
 import math
-import sys
 
 import numpy as np
 import pytest
-from support import FIRST_OUTPUT_ZERO, REPO
 
-sys.path.insert(0, str(REPO / "snippets"))
-from lib.seeded import _splitmix64, normals  # noqa: E402
+from lib.seeded import _splitmix64, normals
+from support import FIRST_OUTPUT_ZERO
 
 
-@pytest.mark.claim("The explorables' generator is SplitMix64: its first outputs from seed 1234567 are the reference ones",
-                   zh="可交互示例的生成器是 SplitMix64：种子 1234567 的前几个输出与参考实现一致")
+@pytest.mark.claim(
+    "The explorables' generator is SplitMix64: its first outputs from seed 1234567 are the reference ones",
+    zh="可交互示例的生成器是 SplitMix64：种子 1234567 的前几个输出与参考实现一致",
+)
 def test_splitmix64_gives_the_reference_outputs():
     bits = _splitmix64(1234567)  # the reference sequence of Vigna's splitmix64.c, as Java's SplittableRandom tests use
     assert [next(bits) for _ in range(3)] == [6457827717110365317, 3203168211198807973, 9817491932198370423]
 
 
-@pytest.mark.claim("The explorables' generator draws N(0, 1): Box-Muller from SplitMix64 uniforms",
-                   zh="可交互示例的生成器抽取 N(0, 1)：由 SplitMix64 的均匀数经 Box-Muller 变换得到")
+@pytest.mark.claim(
+    "The explorables' generator draws N(0, 1): Box-Muller from SplitMix64 uniforms",
+    zh="可交互示例的生成器抽取 N(0, 1)：由 SplitMix64 的均匀数经 Box-Muller 变换得到",
+)
 def test_normals_are_box_muller_of_the_uniforms_and_standard():
     bits = _splitmix64(7)
     u1, u2 = (((next(bits) >> 11) + 0.5) / 2**53 for _ in range(2))

@@ -1,81 +1,41 @@
 """The built site in a real browser (headless Chromium), both editions: math renders, nothing outside is
 requested, figures load, dark mode and search (Chinese included) work, downloads are served."""
 
-import functools
 import io
-import os
 import re
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import mkdocs_jupyter
 import pytest
+from axe_playwright_python.sync_playwright import Axe
+from PIL import Image, ImageChops
+
+from support import REPO, nonempty_glob, require_chromium, visit
 
 pytestmark = pytest.mark.site
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        pytest.fail("CI needs Chromium at /usr/bin/chromium for the browser tests (.ci/run installs it)")
-    pytest.skip("Chromium is not installed at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
-
-import mkdocs_jupyter  # noqa: E402
-from axe_playwright_python.sync_playwright import Axe  # noqa: E402
-from PIL import Image, ImageChops  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
-from support import nonempty_glob, REPO
-
-JUPYTER_CSS = [Path(mkdocs_jupyter.__file__).parent / "templates" / "mkdocs_html" / "assets" / name
-               for name in ("index.css", "theme-light.css")]  # what mkdocs-jupyter inlines into every notebook page
+require_chromium()
+JUPYTER_CSS = [
+    Path(mkdocs_jupyter.__file__).parent / "templates" / "mkdocs_html" / "assets" / name
+    for name in ("index.css", "theme-light.css")
+]  # what mkdocs-jupyter inlines into every notebook page
 CHAPTERS = [p.stem for p in nonempty_glob(REPO / "docs", "*.md")]
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def base_url(built_site):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(built_site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser, base_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    tab.requests, tab.errors, tab.missing = [], [], []
-    tab.on("request", lambda request: tab.requests.append(request.url))
-    tab.on("response", lambda response: response.status >= 400 and tab.missing.append(response.url))
-    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
-    yield tab
-    context.close()
-
-
-def visit(page, base_url, path):
-    page.goto(base_url + path, wait_until="networkidle")
-    return page
-
-
-@pytest.mark.claim("Pages show math rendered at build time, with the vendored KaTeX fonts, and request nothing from outside the site",
-                   zh="页面显示构建时渲染好的数学公式，使用随站点附带的 KaTeX 字体，且不向站点之外请求任何资源")
-@pytest.mark.parametrize("path", ["", "scaled-dot-product/", "notebooks/scaled-dot-product/", "zh/", "zh/scaled-dot-product/",
-                                  "zh/notebooks/scaled-dot-product/"])
+@pytest.mark.claim(
+    "Pages show math rendered at build time, with the vendored KaTeX fonts, and request nothing from outside the site",
+    zh="页面显示构建时渲染好的数学公式，使用随站点附带的 KaTeX 字体，且不向站点之外请求任何资源",
+)
+@pytest.mark.parametrize(
+    "path",
+    [
+        "",
+        "scaled-dot-product/",
+        "notebooks/scaled-dot-product/",
+        "zh/",
+        "zh/scaled-dot-product/",
+        "zh/notebooks/scaled-dot-product/",
+    ],
+)
 def test_math_renders_and_every_request_stays_on_the_site(page, base_url, path):
     visit(page, base_url, path)
     outside = [url for url in page.requests if not url.startswith(base_url) and not url.startswith("data:")]
@@ -130,7 +90,9 @@ def test_search_finds_a_chapter(page, base_url):
 def test_the_search_index_is_requested_only_once_the_reader_opens_search(page, base_url, path, opens_search):
     visit(page, base_url, path)
     page.wait_for_timeout(500)
-    assert not [url for url in page.requests if url.endswith("/search_index.json")], "requested before search was opened"
+    assert not [url for url in page.requests if url.endswith("/search_index.json")], (
+        "requested before search was opened"
+    )
     with page.expect_request(lambda request: request.url.endswith("/search_index.json"), timeout=10_000):
         if opens_search == "click":
             page.locator("input.md-search__input").click()
@@ -176,8 +138,10 @@ def test_the_search_dialog_is_named_in_the_pages_language(page, base_url, path, 
     assert page.get_by_role("dialog", name=name, exact=True).count() == 1
 
 
-@pytest.mark.claim("Chinese search finds a word inside Chinese sentences and lands on the chapter that teaches it",
-                   zh="中文搜索能找到中文句子中的词，并跳转到讲解它的章节")
+@pytest.mark.claim(
+    "Chinese search finds a word inside Chinese sentences and lands on the chapter that teaches it",
+    zh="中文搜索能找到中文句子中的词，并跳转到讲解它的章节",
+)
 @pytest.mark.parametrize("word, chapter", [("掩码", "masks"), ("位置编码", "positional-encoding")])
 def test_chinese_search_finds_a_word_inside_sentences(page, base_url, word, chapter):
     visit(page, base_url, "zh/")
@@ -191,8 +155,15 @@ def test_chinese_search_finds_a_word_inside_sentences(page, base_url, word, chap
     assert page.url.split("#")[0].split("?")[0].endswith(f"/zh/{chapter}/"), page.url
 
 
-@pytest.mark.parametrize("path", ["scaled-dot-product/", "notebooks/scaled-dot-product/", "zh/scaled-dot-product/",
-                                  "zh/notebooks/scaled-dot-product/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "scaled-dot-product/",
+        "notebooks/scaled-dot-product/",
+        "zh/scaled-dot-product/",
+        "zh/notebooks/scaled-dot-product/",
+    ],
+)
 def test_notebook_downloads_are_served(page, base_url, path):
     visit(page, base_url, path)
     links = page.locator("a[download]").all()
@@ -213,16 +184,22 @@ def test_code_blocks_get_their_copy_button_when_they_scroll_into_view(page, base
 # The sum of every layout shift so far (buffered entries arrive in one callback; none at all means no shift).
 LAYOUT_SHIFTS = """() => new Promise((resolve) => {
   const shifts = [];
-  const name = (node) => node ? node.nodeName + (node.className ? '.' + String(node.className).split(' ').join('.') : '') : '?';
+  const name = (node) => node
+    ? node.nodeName + (node.className ? '.' + String(node.className).split(' ').join('.') : '')
+    : '?';
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) shifts.push([entry.value, Math.round(entry.startTime), entry.sources.map((s) => name(s.node))]);
+    for (const entry of list.getEntries()) {
+      shifts.push([entry.value, Math.round(entry.startTime), entry.sources.map((s) => name(s.node))]);
+    }
   }).observe({type: "layout-shift", buffered: true});
   setTimeout(() => resolve(shifts), 500);
 })"""
 
 
-@pytest.mark.parametrize("path", ["notation/", "claims/", "debugging/", "weighted-sum/", "zh/notation/", "notebooks/softmax/",
-                                  "notebooks/claims/"])
+@pytest.mark.parametrize(
+    "path",
+    ["notation/", "claims/", "debugging/", "weighted-sum/", "zh/notation/", "notebooks/softmax/", "notebooks/claims/"],
+)
 def test_pages_with_tables_and_math_do_not_jump_while_they_load(browser, base_url, path):
     """Lighthouse's layout-shift measure on a phone-sized screen and its mobile network (150 ms round trips,
     1.6 Mbit/s), where the browser draws a page before all of it has arrived: fonts, table wrappers and blocks
@@ -231,8 +208,10 @@ def test_pages_with_tables_and_math_do_not_jump_while_they_load(browser, base_ur
     tab = context.new_page()
     network = context.new_cdp_session(tab)
     network.send("Network.enable")
-    network.send("Network.emulateNetworkConditions", {"offline": False, "latency": 150,
-                                                      "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 750e3 / 8})
+    network.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 750e3 / 8},
+    )
     tab.goto(base_url + path, wait_until="networkidle")
     assert tab.evaluate("PerformanceObserver.supportedEntryTypes.includes('layout-shift')")
     shifts = tab.evaluate(LAYOUT_SHIFTS)  # [score, milliseconds after navigation, the elements that moved]
@@ -244,14 +223,18 @@ SKIPPED_AND_HEADINGS = """() => {
   const skipped = (element) => getComputedStyle(element).contentVisibility !== 'visible';
   const headings = [...document.querySelectorAll('.md-sidebar--secondary .md-nav__link[href^="#"]')]
     .map((link) => document.getElementById(decodeURIComponent(link.hash.slice(1))));
-  const inSkipped = headings.filter((heading) => { for (let e = heading; e; e = e.parentElement) if (skipped(e)) return true; return false; });
+  const inSkipped = headings.filter((heading) => {
+    for (let e = heading; e; e = e.parentElement) if (skipped(e)) return true;
+    return false;
+  });
   return {headings: headings.length, inSkipped: inSkipped.map((heading) => heading.id),
           skipped: [...document.querySelectorAll('.md-content__inner *')].filter(skipped).length};
 }"""
 
 
-@pytest.mark.parametrize("path", ["positional-encoding/", "notebooks/positional-encoding/", "zh/notebooks/full-layer/",
-                                  "notebooks/claims/"])
+@pytest.mark.parametrize(
+    "path", ["positional-encoding/", "notebooks/positional-encoding/", "zh/notebooks/full-layer/", "notebooks/claims/"]
+)
 def test_long_pages_skip_blocks_off_screen_but_never_a_heading(page, base_url, path):
     """Blocks far down a long page are skipped until they come near the screen (content-visibility, site.css), but
     no heading is inside one: Material's table-of-contents spy reads every heading's position on load, and each
@@ -267,16 +250,29 @@ def test_long_pages_skip_blocks_off_screen_but_never_a_heading(page, base_url, p
 FONT_FACES = {"Regular": "400 normal", "Bold": "700 normal", "Italic": "400 italic", "BoldItalic": "700 italic"}
 
 
-@pytest.mark.parametrize("path", ["backward/", "masks/", "order-matters/", "scaled-dot-product/", "tokens-to-vectors/",
-                                  "zh/weighted-sum/", "notebooks/scaled-dot-product/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "backward/",
+        "masks/",
+        "order-matters/",
+        "scaled-dot-product/",
+        "tokens-to-vectors/",
+        "zh/weighted-sum/",
+        "notebooks/scaled-dot-product/",
+    ],
+)
 def test_pages_preload_exactly_the_math_fonts_the_browser_draws_their_formulas_with(page, base_url, path):
     """A font that arrives after the first layout moves the text (a layout shift); one nobody draws with wastes
     bandwidth on a phone. The browser draws the whole page, off-screen parts included, and names the faces it used."""
     visit(page, base_url, path)
     page.add_style_tag(content="* { content-visibility: visible !important }")
     drawn = page.evaluate("""async () => { document.body.offsetHeight; await document.fonts.ready;
-      return [...document.fonts].filter((face) => face.status === 'loaded').map((face) => `${face.family} ${face.weight} ${face.style}`) }""")
-    files = page.evaluate("[...document.querySelectorAll('link[rel=preload][as=font]')].map((link) => link.href.split('/').pop())")
+      return [...document.fonts].filter((face) => face.status === 'loaded')
+        .map((face) => `${face.family} ${face.weight} ${face.style}`) }""")
+    files = page.evaluate(
+        "[...document.querySelectorAll('link[rel=preload][as=font]')].map((link) => link.href.split('/').pop())"
+    )
     preloaded = [f"{name.split('-')[0]} {FONT_FACES[name.split('-')[1].removesuffix('.woff2')]}" for name in files]
     assert "KaTeX_Main 400 normal" in drawn
     assert sorted(preloaded) == sorted(drawn)
@@ -292,8 +288,12 @@ def test_formulas_look_the_same_with_the_cut_down_fonts_as_with_katex_own(browse
         context = browser.new_context(viewport={"width": 800, "height": 900})
         tab = context.new_page()
         if own_fonts:
-            tab.route("**/assets/katex/fonts/*.woff2", lambda route: route.fulfill(
-                path=originals / route.request.url.rsplit("/", 1)[1], content_type="font/woff2"))
+            tab.route(
+                "**/assets/katex/fonts/*.woff2",
+                lambda route: route.fulfill(
+                    path=originals / route.request.url.rsplit("/", 1)[1], content_type="font/woff2"
+                ),
+            )
         tab.goto(base_url + path, wait_until="networkidle")
         tab.add_style_tag(content="* { content-visibility: visible !important } .md-clipboard { display: none }")
         tab.evaluate("document.fonts.ready")
@@ -308,11 +308,13 @@ def test_formulas_look_the_same_with_the_cut_down_fonts_as_with_katex_own(browse
 def test_tables_built_in_their_scrolling_wrapper_look_as_when_materials_script_wraps_them(page, base_url, path):
     measure = """() => [...document.querySelectorAll('article table')].map((table) => {
       const block = table.closest('.md-typeset__scrollwrap');
-      const above = block.previousElementSibling.getBoundingClientRect(), below = block.nextElementSibling.getBoundingClientRect();
+      const above = block.previousElementSibling.getBoundingClientRect();
+      const below = block.nextElementSibling.getBoundingClientRect();
       const box = table.getBoundingClientRect(), cell = table.querySelector('td').getBoundingClientRect();
       const style = getComputedStyle(table);
       return [box.top - above.bottom, below.top - box.bottom, box.left, box.width, box.height, cell.left, cell.top,
-              style.fontSize, style.borderTopWidth, block.tabIndex, block.parentElement.closest('.md-typeset__scrollwrap') !== null];
+              style.fontSize, style.borderTopWidth, block.tabIndex,
+              block.parentElement.closest('.md-typeset__scrollwrap') !== null];
     })"""
     visible = "* { content-visibility: visible !important }"
     visit(page, base_url, path)
@@ -321,7 +323,9 @@ def test_tables_built_in_their_scrolling_wrapper_look_as_when_materials_script_w
 
     def as_markdown_makes_them(route):  # bare <table>s, for Material's script to wrap after load
         html = route.fetch().text()
-        wrapper = '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table"><table class="data-table">'
+        wrapper = (
+            '<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table"><table class="data-table">'
+        )
         assert wrapper in html
         html = re.sub(r"</table></div></div>", "</table>", html.replace(wrapper, "<table>"))
         route.fulfill(body=html, content_type="text/html")
@@ -329,7 +333,9 @@ def test_tables_built_in_their_scrolling_wrapper_look_as_when_materials_script_w
     page.route(base_url + path, as_markdown_makes_them)
     visit(page, base_url, path)
     page.add_style_tag(content=visible)
-    page.evaluate("() => document.querySelectorAll('.md-typeset__scrollwrap').forEach((wrap) => { wrap.tabIndex = 0; })")
+    page.evaluate(
+        "() => document.querySelectorAll('.md-typeset__scrollwrap').forEach((wrap) => { wrap.tabIndex = 0; })"
+    )
     assert built and page.evaluate(measure) == built
     assert all(focusable == 0 and not nested for *_, focusable, nested in built)
 
@@ -339,8 +345,10 @@ def test_tables_built_in_their_scrolling_wrapper_look_as_when_materials_script_w
 # at least those elements. Each selector is matched once and the page's rules are looked up by their declarations
 # (reading a rule's cssText serializes it: comparing every pair took most of a minute on a notebook page).
 RULES_THAT_APPLY_BUT_ARE_MISSING = """(css) => {
-  const dynamic = /::?(before|after|placeholder|selection|marker|first-line|first-letter|hover|focus-visible|focus-within|focus|active|visited|-webkit-[\\w-]+|-moz-[\\w-]+|-ms-[\\w-]+)/g;
-  const styleRules = (rules) => [...rules].flatMap((r) => r.selectorText ? [r] : r.cssRules ? styleRules(r.cssRules) : []);
+  const dynamic = new RegExp('::?(before|after|placeholder|selection|marker|first-line|first-letter|hover|'
+    + 'focus-visible|focus-within|focus|active|visited|-webkit-[\\\\w-]+|-moz-[\\\\w-]+|-ms-[\\\\w-]+)', 'g');
+  const styleRules = (rules) => [...rules].flatMap(
+    (r) => r.selectorText ? [r] : r.cssRules ? styleRules(r.cssRules) : []);
   const matches = new Map();
   const elements = (selector) => {
     if (!matches.has(selector)) {
@@ -366,15 +374,19 @@ RULES_THAT_APPLY_BUT_ARE_MISSING = """(css) => {
 }"""
 
 
-@pytest.mark.claim("Notebook pages keep every JupyterLab style rule that applies to them and drop most of the rest",
-                   zh="笔记本页面保留适用于它们的每条 JupyterLab 样式规则，去掉其余的大部分规则")
+@pytest.mark.claim(
+    "Notebook pages keep every JupyterLab style rule that applies to them and drop most of the rest",
+    zh="笔记本页面保留适用于它们的每条 JupyterLab 样式规则，去掉其余的大部分规则",
+)
 @pytest.mark.parametrize("path", ["notebooks/softmax/", "zh/notebooks/multi-head/"])
 def test_notebook_pages_keep_every_style_rule_that_applies_to_them(page, base_url, path):
     visit(page, base_url, path)
     original = "\n".join(css.read_text(encoding="utf-8") for css in JUPYTER_CSS)
     result = page.evaluate(RULES_THAT_APPLY_BUT_ARE_MISSING, original)
     assert result["applying"] > 30 and result["missing"] == []
-    inline = page.evaluate("() => [...document.querySelectorAll('style')].reduce((n, s) => n + s.textContent.length, 0)")
+    inline = page.evaluate(
+        "() => [...document.querySelectorAll('style')].reduce((n, s) => n + s.textContent.length, 0)"
+    )
     assert inline < len(original) / 3
 
 
@@ -399,8 +411,10 @@ def scheme_tabs(browser):
         opened.context.close()
 
 
-@pytest.mark.claim("Every chapter and notebook page passes axe-core with no violation at all, in light and dark mode",
-                   zh="无论浅色还是深色模式，每个章节页面和笔记本页面都能通过 axe-core 检查，没有任何违规")
+@pytest.mark.claim(
+    "Every chapter and notebook page passes axe-core with no violation at all, in light and dark mode",
+    zh="无论浅色还是深色模式，每个章节页面和笔记本页面都能通过 axe-core 检查，没有任何违规",
+)
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", ACCESSIBILITY_PAGES)
 def test_pages_have_no_accessibility_violations(scheme_tabs, base_url, path, scheme):

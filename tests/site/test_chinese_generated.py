@@ -12,12 +12,12 @@ from collections import defaultdict
 
 import pytest
 from bs4 import BeautifulSoup
-from support import DOCS_ZH, LATIN_IN_CHINESE, nonempty_glob
 
 from lib.running_example import SENTENCE
 from lib.tiny_model import REFERENCE_VOCAB
 from scripts.pipeline.published import table
 from scripts.pipeline.references import read_page
+from support import DOCS_ZH, LATIN_IN_CHINESE, nonempty_glob
 
 pytestmark = pytest.mark.site
 
@@ -34,7 +34,11 @@ def english_words(text):
     text = QUOTED.sub(" ", MATH.sub(" ", text))
     found = []
     for match in WORD.finditer(text):
-        word, before, after = match.group(), text[match.start() - 1 : match.start()], text[match.end() : match.end() + 1]
+        word, before, after = (
+            match.group(),
+            text[match.start() - 1 : match.start()],
+            text[match.end() : match.end() + 1],
+        )
         allowed = word in LATIN_IN_CHINESE or word.lower() in TOKENS
         if len(word) < 2 or re.search(r"[0-9_]", word) or allowed:
             continue
@@ -117,9 +121,10 @@ def test_the_judge_finds_english_and_spares_code_and_tokens():
     assert english_words("W_q、W_k 初始化，np.tril(k=1)，$\\sqrt{d_k}$，softmax 权重，cat（位置 1）") == []
 
 
-@pytest.mark.claim("No Chinese chapter shows English words in a generated table or figure (claims, ledger and "
-                   "benchmark pages aside)",
-                   zh="除论断、台账和基准测试页面外，没有哪个中文章节在生成的表格或图中显示英文单词")
+@pytest.mark.claim(
+    "No Chinese chapter shows English words in a generated table or figure (claims, ledger and benchmark pages aside)",
+    zh="除论断、台账和基准测试页面外，没有哪个中文章节在生成的表格或图中显示英文单词",
+)
 def test_chinese_pages_show_generated_tables_and_figures_in_chinese(built_site):
     leaks = {}
     for stem in chinese_chapters():
@@ -128,7 +133,8 @@ def test_chinese_pages_show_generated_tables_and_figures_in_chinese(built_site):
         if found:
             leaks[stem] = found
     assert not leaks, "English in generated text on Chinese pages:\n" + "\n".join(
-        f"{stem}: {leak}" for stem, found in leaks.items() for leak in found)
+        f"{stem}: {leak}" for stem, found in leaks.items() for leak in found
+    )
 
 
 def test_every_chinese_chapter_with_figures_shows_chinese_ones(built_site):

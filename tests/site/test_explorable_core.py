@@ -6,28 +6,26 @@ lib.seeded's, also from the seed whose first uniform is the smallest (log(0) wit
 served alone, with no site build."""
 
 import functools
-import sys
 import threading
 from http.server import ThreadingHTTPServer
 
 import numpy as np
 import pytest
-from support import FIRST_OUTPUT_ZERO, REPO
-from test_browser import _Quiet, browser  # noqa: F401  (fixture: Chromium)
 
-sys.path.insert(0, str(REPO / "snippets"))
 from lib.attention import apply_rope
 from lib.seeded import normals
+from support import FIRST_OUTPUT_ZERO, REPO, QuietHandler, require_chromium
 
 pytestmark = pytest.mark.site
+require_chromium()
 EXPLORABLES = REPO / "docs" / "assets" / "javascripts" / "explorables"
 RTOL = 1e-12  # as tests/site/test_explorables.py: relative to the largest entry
 
 
 @pytest.fixture(scope="module")
-def core(browser):  # noqa: F811
+def core(browser):
     """A tab on a server of the explorables' folder: core(js, arg) runs ``js`` with ``core`` bound to core.js."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(EXPLORABLES)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(EXPLORABLES)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     tab = browser.new_page()
     tab.goto(f"http://127.0.0.1:{server.server_port}/")
@@ -38,12 +36,20 @@ def core(browser):  # noqa: F811
 
 def test_rope_is_apply_rope_with_neighbouring_pairs(core):
     rng = np.random.default_rng(42)
-    cases = [(rng.normal(size=d).tolist(), float(rng.choice([rng.integers(1, 200), rng.uniform(0, 200)])),
-              float(10 ** rng.uniform(1, 6))) for d in (2, 4, 6, 8, 16, 64) for _ in range(20)]
+    cases = [
+        (
+            rng.normal(size=d).tolist(),
+            float(rng.choice([rng.integers(1, 200), rng.uniform(0, 200)])),
+            float(10 ** rng.uniform(1, 6)),
+        )
+        for d in (2, 4, 6, 8, 16, 64)
+        for _ in range(20)
+    ]
     rotated = core("return arg.map(([x, m, base]) => core.rope(x, m, base));", cases)
     for (x, m, base), got in zip(cases, rotated):
-        want = {pairing: apply_rope(np.array([x]), np.array([m]), base, pairing)[0]
-                for pairing in ("interleaved", "half")}
+        want = {
+            pairing: apply_rope(np.array([x]), np.array([m]), base, pairing)[0] for pairing in ("interleaved", "half")
+        }
         size = np.max(np.abs(want["interleaved"]))
         assert np.max(np.abs(np.array(got) - want["interleaved"])) <= RTOL * size, (len(x), m, base)
         if len(x) > 2:  # with one pair the two pairings are the same

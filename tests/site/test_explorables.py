@@ -6,29 +6,43 @@ are refused, and they load lazily, stay on the site, and pass axe in both colour
 import gzip
 import json
 import math
-import sys
 from decimal import ROUND_HALF_UP, Decimal
 
 import matplotlib
 import numpy as np
 import pytest
-from support import nonempty_glob, REPO
-from test_browser import base_url, browser, page  # noqa: F401  (fixtures: the built site, served; Chromium)
 
-sys.path.insert(0, str(REPO / "snippets"))
-from lib.attention import (  # noqa: E402
-    apply_rope, attention_scores, causal_mask, multi_head_attention, padding_mask, scaled_dot_product_attention,
-    sinusoidal_positions, softmax,
+from lib.attention import (
+    apply_rope,
+    attention_scores,
+    causal_mask,
+    multi_head_attention,
+    padding_mask,
+    scaled_dot_product_attention,
+    sinusoidal_positions,
+    softmax,
 )
-from lib.running_example import output_weights, padded_batch, projection_weights, running_qkv  # noqa: E402
-from lib.running_example import SENTENCE, embed, tokenize  # noqa: E402
-from lib.seeded import normals  # noqa: E402
+from lib.running_example import (
+    SENTENCE,
+    embed,
+    output_weights,
+    padded_batch,
+    projection_weights,
+    running_qkv,
+    tokenize,
+)
+from lib.seeded import normals
+from support import REPO, nonempty_glob, require_chromium
 
 pytestmark = pytest.mark.site
+require_chromium()
 ASSETS = REPO / "docs" / "assets" / "javascripts"
 EXPLORABLES = {  # name: its chapter
-    "softmax": "softmax", "scaled-dot-product": "scaled-dot-product", "masks": "masks",
-    "positional-encoding": "positional-encoding", "multi-head": "multi-head",
+    "softmax": "softmax",
+    "scaled-dot-product": "scaled-dot-product",
+    "masks": "masks",
+    "positional-encoding": "positional-encoding",
+    "multi-head": "multi-head",
 }
 SETTINGS = 200
 RTOL = 1e-12
@@ -86,9 +100,13 @@ def set_each(element, settings):
     """set(params) through the contract for each of ``settings`` in turn, in one call into the page (set() draws
     before it returns); returns [(state, what is drawn then)]. The results come back as one JSON text, which
     keeps every float64 exactly and crosses to Python far faster than Playwright's value-by-value encoding."""
-    return json.loads(element.evaluate(
-        f"(el, settings) => {{ const drawn = {DRAWN}; const api = window.explorables.get(el);"
-        " return JSON.stringify(settings.map((p) => [api.set(p), drawn(el)])); }", settings))
+    return json.loads(
+        element.evaluate(
+            f"(el, settings) => {{ const drawn = {DRAWN}; const api = window.explorables.get(el);"
+            " return JSON.stringify(settings.map((p) => [api.set(p), drawn(el)])); }",
+            settings,
+        )
+    )
 
 
 def entropy_bits(p):
@@ -104,11 +122,17 @@ def random_settings(name, rng):
     if name == "scaled-dot-product":
         return {"d_k": int(rng.integers(1, 1025)), "scaled": bool(rng.integers(2)), "seed": int(rng.integers(0, 1001))}
     if name == "masks":
-        return {"mask": str(rng.choice(["none", "causal", "padding", "both"])), "sentence": str(rng.choice(["a", "b"])),
-                "query": int(rng.integers(0, 7))}
+        return {
+            "mask": str(rng.choice(["none", "causal", "padding", "both"])),
+            "sentence": str(rng.choice(["a", "b"])),
+            "query": int(rng.integers(0, 7)),
+        }
     if name == "positional-encoding":
-        return {"encoding": str(rng.choice(["sinusoidal", "rotary"])), "d_model": 2 * int(rng.integers(1, 257)),
-                "base": float(10 ** rng.uniform(1, 6))}
+        return {
+            "encoding": str(rng.choice(["sinusoidal", "rotary"])),
+            "d_model": 2 * int(rng.integers(1, 257)),
+            "base": float(10 ** rng.uniform(1, 6)),
+        }
     return {"h": int(rng.choice([1, 2, 4, 8])), "causal": bool(rng.integers(2))}
 
 
@@ -184,8 +208,13 @@ def check_multi_head(state):
     close(state["output"], output)
 
 
-CHECKS = {"softmax": check_softmax, "scaled-dot-product": check_scaled_dot_product, "masks": check_masks,
-          "positional-encoding": check_positional_encoding, "multi-head": check_multi_head}
+CHECKS = {
+    "softmax": check_softmax,
+    "scaled-dot-product": check_scaled_dot_product,
+    "masks": check_masks,
+    "positional-encoding": check_positional_encoding,
+    "multi-head": check_multi_head,
+}
 
 
 # ---------------------------------------------------------------- what is drawn against state()
@@ -236,10 +265,12 @@ def check_drawn(name, state, drawn):
         assert f"d_head = {state['d_head']}" in drawn["summary"]
 
 
-@pytest.mark.claim("Every explorable, at 200 random settings in each edition, shows the numbers of the core in "
-                   "snippets/lib/ on the same inputs to a relative error of 1e-12, and draws and writes what its state holds",
-                   zh="每个可交互示例在两个版本中各取 200 组随机设置，显示的数字与 snippets/lib/ 中的核心在相同输入上的结果之间的"
-                      "相对误差不超过 1e-12，画出和写出的内容与其状态一致")
+@pytest.mark.claim(
+    "Every explorable, at 200 random settings in each edition, shows the numbers of the core in "
+    "snippets/lib/ on the same inputs to a relative error of 1e-12, and draws and writes what its state holds",
+    zh="每个可交互示例在两个版本中各取 200 组随机设置，显示的数字与 snippets/lib/ 中的核心在相同输入上的结果之间的"
+    "相对误差不超过 1e-12，画出和写出的内容与其状态一致",
+)
 @pytest.mark.parametrize("edition", ["", "zh/"])
 @pytest.mark.parametrize("name", EXPLORABLES)
 def test_explorable_matches_the_core_at_random_settings(page, base_url, name, edition):
@@ -257,8 +288,10 @@ def test_explorable_matches_the_core_at_random_settings(page, base_url, name, ed
 
 
 FIRST = {
-    "softmax": {"temperature": 1, "scale": True}, "scaled-dot-product": {"d_k": 64, "scaled": False, "seed": 0},
-    "masks": {"mask": "padding", "sentence": "b", "query": 1}, "positional-encoding": {"encoding": "sinusoidal", "d_model": 16, "base": 10000},
+    "softmax": {"temperature": 1, "scale": True},
+    "scaled-dot-product": {"d_k": 64, "scaled": False, "seed": 0},
+    "masks": {"mask": "padding", "sentence": "b", "query": 1},
+    "positional-encoding": {"encoding": "sinusoidal", "d_model": 16, "base": 10000},
     "multi-head": {"h": 2, "causal": True},
 }
 
@@ -271,33 +304,56 @@ def figure_numbers(name, state):
     """(what the explorable's first state shows, what the chapter's figure snippet published), side by side."""
     if name == "softmax":
         values = published("softmax/temperature")
-        return [state["top_key"], fixed(state["top_weight"], 3)], [values["temperature_top_key"], values["top_weight_t1"]]
+        return [state["top_key"], fixed(state["top_weight"], 3)], [
+            values["temperature_top_key"],
+            values["top_weight_t1"],
+        ]
     if name == "masks":
         values = published("masks/kinds")
         pad_columns = max(max(row[4:]) for row in state["weights"])
-        return ([fixed(state["weights"][4][0], 2), f"{pad_columns:.1f}"],
-                [values["pad_query_weight"], values["pad_weight_masked"]])
+        return (
+            [fixed(state["weights"][4][0], 2), f"{pad_columns:.1f}"],
+            [values["pad_query_weight"], values["pad_weight_masked"]],
+        )
     if name == "positional-encoding":
         values = published("positional_encoding/relative")
         dots = state["dots"]
         valley = int(np.argmax(np.diff(dots) > 0))
-        return ([f"{dots[0]:.1f}", str(valley), fixed(dots[valley], 2)],
-                [values["norm_squared"], values["valley_offset"], values["valley_dot"]])
+        return (
+            [f"{dots[0]:.1f}", str(valley), fixed(dots[valley], 2)],
+            [values["norm_squared"], values["valley_offset"], values["valley_dot"]],
+        )
     if name == "multi-head":
         values = published("multi_head/heads")
         w0, w1 = np.array(state["weights"])
-        return ([str(int(np.sum(w0.argmax(-1) != w1.argmax(-1)))), f"{np.max(np.abs(w0 - w1)):.2f}"],
-                [values["heads_rows_differ"], values["heads_max_weight_gap"]])
+        return (
+            [str(int(np.sum(w0.argmax(-1) != w1.argmax(-1)))), f"{np.max(np.abs(w0 - w1)):.2f}"],
+            [values["heads_rows_differ"], values["heads_max_weight_gap"]],
+        )
     values = published("scaled_dot_product/saturation")  # the one row the snippet draws beside its sweep
-    return ([state["params"]["d_k"], len(state["weights"]), fixed(state["score_std"], 2), fixed(state["top_weight"], 3),
-             fixed(state["entropy_bits"], 2)],
-            [int(values["opening_dk"]), int(values["n_keys"]), values["opening_score_std_unscaled"],
-             values["opening_top_weight_unscaled"], values["opening_entropy_bits_unscaled"]])
+    return (
+        [
+            state["params"]["d_k"],
+            len(state["weights"]),
+            fixed(state["score_std"], 2),
+            fixed(state["top_weight"], 3),
+            fixed(state["entropy_bits"], 2),
+        ],
+        [
+            int(values["opening_dk"]),
+            int(values["n_keys"]),
+            values["opening_score_std_unscaled"],
+            values["opening_top_weight_unscaled"],
+            values["opening_entropy_bits_unscaled"],
+        ],
+    )
 
 
-@pytest.mark.claim("Each explorable opens at its chapter's figure and shows that figure's numbers, and the figure stays on "
-                   "the page as the figure of record",
-                   zh="每个可交互示例都从本章图的设置开始，显示这张图的数字；这张图作为记录留在页面上")
+@pytest.mark.claim(
+    "Each explorable opens at its chapter's figure and shows that figure's numbers, and the figure stays on "
+    "the page as the figure of record",
+    zh="每个可交互示例都从本章图的设置开始，显示这张图的数字；这张图作为记录留在页面上",
+)
 @pytest.mark.parametrize("edition", ["", "zh/"])
 @pytest.mark.parametrize("name", EXPLORABLES)
 def test_explorable_opens_at_the_figure_of_record(page, base_url, name, edition):
@@ -308,11 +364,12 @@ def test_explorable_opens_at_the_figure_of_record(page, base_url, name, edition)
     assert shown == figure
     figures_above = element.evaluate(
         "(el) => [...document.querySelectorAll('article figure img')].filter((img) =>"
-        " img.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING).length")
+        " img.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING).length"
+    )
     assert figures_above > 0, "no figure of record above the explorable"
 
 
-def test_the_figure_of_record_stands_alone_without_javascript(browser, base_url):  # noqa: F811
+def test_the_figure_of_record_stands_alone_without_javascript(browser, base_url):
     context = browser.new_context(java_script_enabled=False)
     tab = context.new_page()
     for path in ["masks/", "zh/multi-head/"]:
@@ -326,29 +383,50 @@ def test_the_figure_of_record_stands_alone_without_javascript(browser, base_url)
 
 
 BAD = {  # name: [(params, words the error must contain)]
-    "softmax": [({"temperature": 0}, ["temperature", "[0.01, 100]"]), ({"temp": 1}, ["temp", "temperature"]),
-                ({"scale": "yes"}, ["scale", "true or false"])],
-    "scaled-dot-product": [({"d_k": 2048}, ["d_k", "[1, 1024]"]), ({"d_k": 3.5}, ["d_k", "whole number"]),
-                           ({"seed": -1}, ["seed", "[0, 1000]"])],
-    "masks": [({"mask": "future"}, ["mask", "none", "causal", "padding", "both"]), ({"query": 7}, ["query", "[0, 6]"]),
-              ({"sentence": 1}, ["sentence"])],
-    "positional-encoding": [({"d_model": 7}, ["d_model", "even"]), ({"d_model": 514}, ["d_model", "[2, 512]"]), ({"base": 5}, ["base", "[10, 1000000]"]),
-                            ({"d_model": None}, ["d_model"]), ({"encoding": "alibi"}, ["encoding", "sinusoidal", "rotary"])],
-    "multi-head": [({"h": 3}, ["h", "[1,2,4,8]"]), ({"causal": 1}, ["causal", "true or false"]),
-                   ({"heads": 2}, ["heads", "h, causal"])],
+    "softmax": [
+        ({"temperature": 0}, ["temperature", "[0.01, 100]"]),
+        ({"temp": 1}, ["temp", "temperature"]),
+        ({"scale": "yes"}, ["scale", "true or false"]),
+    ],
+    "scaled-dot-product": [
+        ({"d_k": 2048}, ["d_k", "[1, 1024]"]),
+        ({"d_k": 3.5}, ["d_k", "whole number"]),
+        ({"seed": -1}, ["seed", "[0, 1000]"]),
+    ],
+    "masks": [
+        ({"mask": "future"}, ["mask", "none", "causal", "padding", "both"]),
+        ({"query": 7}, ["query", "[0, 6]"]),
+        ({"sentence": 1}, ["sentence"]),
+    ],
+    "positional-encoding": [
+        ({"d_model": 7}, ["d_model", "even"]),
+        ({"d_model": 514}, ["d_model", "[2, 512]"]),
+        ({"base": 5}, ["base", "[10, 1000000]"]),
+        ({"d_model": None}, ["d_model"]),
+        ({"encoding": "alibi"}, ["encoding", "sinusoidal", "rotary"]),
+    ],
+    "multi-head": [
+        ({"h": 3}, ["h", "[1,2,4,8]"]),
+        ({"causal": 1}, ["causal", "true or false"]),
+        ({"heads": 2}, ["heads", "h, causal"]),
+    ],
 }
 
 
-@pytest.mark.claim("set() refuses an unknown parameter, a wrong type or a value out of range with an error that names "
-                   "the parameter and its allowed range, and leaves the explorable as it was",
-                   zh="set() 拒绝未知参数、类型错误或超出范围的值，报错时指明参数及其允许范围，并且不改变可交互示例")
+@pytest.mark.claim(
+    "set() refuses an unknown parameter, a wrong type or a value out of range with an error that names "
+    "the parameter and its allowed range, and leaves the explorable as it was",
+    zh="set() 拒绝未知参数、类型错误或超出范围的值，报错时指明参数及其允许范围，并且不改变可交互示例",
+)
 @pytest.mark.parametrize("name", EXPLORABLES)
 def test_bad_parameters_are_refused_and_change_nothing(page, base_url, name):
     element = open_explorable(page, base_url, f"{EXPLORABLES[name]}/", name)
     before = element.evaluate("(el) => [window.explorables.get(el).state(), el.innerHTML]")
     for params, words in BAD[name] + [("not an object", ["object"])]:
-        error = element.evaluate("(el, p) => { try { window.explorables.get(el).set(p); return null; }"
-                                 " catch (e) { return e.message; } }", params)
+        error = element.evaluate(
+            "(el, p) => { try { window.explorables.get(el).set(p); return null; } catch (e) { return e.message; } }",
+            params,
+        )
         assert error is not None, f"set({params}) was accepted"
         assert all(word in error for word in words), (params, error)
         assert element.evaluate("(el) => [window.explorables.get(el).state(), el.innerHTML]") == before
@@ -384,10 +462,16 @@ def test_controls_are_native_labelled_and_work_from_the_keyboard(page, base_url)
     assert element.evaluate("(el) => window.explorables.get(el).state()")["params"]["scale"] is False
 
 
-@pytest.mark.parametrize("name, english, chinese", [
-    ("softmax", "temperature T", "温度 T"), ("masks", "mask", "掩码"), ("multi-head", "causal mask", "因果掩码"),
-    ("positional-encoding", "base", "底数"), ("scaled-dot-product", "generator seed", "生成器种子"),
-])
+@pytest.mark.parametrize(
+    "name, english, chinese",
+    [
+        ("softmax", "temperature T", "温度 T"),
+        ("masks", "mask", "掩码"),
+        ("multi-head", "causal mask", "因果掩码"),
+        ("positional-encoding", "base", "底数"),
+        ("scaled-dot-product", "generator seed", "生成器种子"),
+    ],
+)
 def test_labels_are_in_the_pages_language(page, base_url, name, english, chinese):
     for edition, word in (("", english), ("zh/", chinese)):
         element = open_explorable(page, base_url, f"{edition}{EXPLORABLES[name]}/", name)
@@ -395,11 +479,13 @@ def test_labels_are_in_the_pages_language(page, base_url, name, english, chinese
         assert word in labels, labels
 
 
-@pytest.mark.claim("Pages with an explorable pass axe-core with the explorable loaded, in light and dark mode",
-                   zh="带可交互示例的页面在加载可交互示例后，无论浅色还是深色模式都能通过 axe-core 检查")
+@pytest.mark.claim(
+    "Pages with an explorable pass axe-core with the explorable loaded, in light and dark mode",
+    zh="带可交互示例的页面在加载可交互示例后，无论浅色还是深色模式都能通过 axe-core 检查",
+)
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path, name", [(f"{e}{c}/", n) for e in ("", "zh/") for n, c in EXPLORABLES.items()])
-def test_explorables_pass_axe_in_both_schemes(browser, base_url, path, name, scheme):  # noqa: F811
+def test_explorables_pass_axe_in_both_schemes(browser, base_url, path, name, scheme):
     from axe_playwright_python.sync_playwright import Axe
 
     context = browser.new_context(color_scheme=scheme, reduced_motion="reduce")
@@ -413,8 +499,10 @@ def test_explorables_pass_axe_in_both_schemes(browser, base_url, path, name, sch
     assert violations == []
 
 
-@pytest.mark.claim("All explorables together weigh at most 30 KB of JavaScript and CSS after gzip",
-                   zh="所有可交互示例的 JavaScript 和 CSS 合计经 gzip 压缩后不超过 30 KB")
+@pytest.mark.claim(
+    "All explorables together weigh at most 30 KB of JavaScript and CSS after gzip",
+    zh="所有可交互示例的 JavaScript 和 CSS 合计经 gzip 压缩后不超过 30 KB",
+)
 def test_explorables_fit_the_byte_budget():
     files = nonempty_glob(ASSETS / "explorables", "*.js") + nonempty_glob(ASSETS / "explorables", "*.css")
     files.append(ASSETS / "site.js")  # the loader lives in site.js: counted whole

@@ -7,13 +7,15 @@ import subprocess
 import sys
 
 import pytest
-from support import nonempty_glob, REPO
+
+from support import REPO, nonempty_glob
 
 pytestmark = pytest.mark.site
 
 if importlib.util.find_spec("properdocs") is None:  # requirements-test.lock pins it: `make install-test`
-    pytest.fail("ProperDocs is not installed: run make install-test (requirements-test.lock pins properdocs)",
-                pytrace=False)
+    pytest.fail(
+        "ProperDocs is not installed: run make install-test (requirements-test.lock pins properdocs)", pytrace=False
+    )
 
 GENERATOR_TAG = '<meta name="generator" content="'
 
@@ -33,14 +35,22 @@ def without_generator_tag(path):
 
 def test_properdocs_builds_both_editions_as_mkdocs_does_but_for_the_generator_tag(built_site, tmp_path):
     site = tmp_path / "site"
-    result = subprocess.run([sys.executable, "-m", "properdocs", "build", "--strict", "-d", str(site)], cwd=REPO,
-                            capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    result = subprocess.run(
+        [sys.executable, "-m", "properdocs", "build", "--strict", "-d", str(site)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
     assert result.returncode == 0, f"properdocs build --strict failed:\n{result.stderr[-3000:]}"
     built_by_mkdocs, built_by_properdocs = files(built_site), files(site)
     assert built_by_properdocs.keys() == built_by_mkdocs.keys()
-    differing = [name for name, path in built_by_mkdocs.items()
-                 if without_generator_tag(path) != without_generator_tag(built_by_properdocs[name])]
+    differing = [
+        name
+        for name, path in built_by_mkdocs.items()
+        if without_generator_tag(path) != without_generator_tag(built_by_properdocs[name])
+    ]
     assert differing == []
     for edition in ("", "zh/"):  # each edition names the generator that built it: the Chinese one too
-        assert f'{GENERATOR_TAG}mkdocs-ProperDocs ' in (site / edition / "index.html").read_text(encoding="utf-8")
-        assert f'{GENERATOR_TAG}mkdocs-1.' in (built_site / edition / "index.html").read_text(encoding="utf-8")
+        assert f"{GENERATOR_TAG}mkdocs-ProperDocs " in (site / edition / "index.html").read_text(encoding="utf-8")
+        assert f"{GENERATOR_TAG}mkdocs-1." in (built_site / edition / "index.html").read_text(encoding="utf-8")

@@ -57,8 +57,11 @@ def test_every_chapter_and_notebook_page_is_audited_against_its_target(tmp_path)
 
 
 def test_several_runs_are_judged_by_their_median():
-    runs = [{"performance": 88, "accessibility": 100}, {"performance": 97, "accessibility": 100},
-            {"performance": 93, "accessibility": 100}]
+    runs = [
+        {"performance": 88, "accessibility": 100},
+        {"performance": 97, "accessibility": 100},
+        {"performance": 93, "accessibility": 100},
+    ]
     assert lighthouse.median_scores(runs) == {"performance": 93, "accessibility": 100}
     assert lighthouse.median_scores(runs[:2]) == {"performance": 88, "accessibility": 100}  # the lower middle
 

@@ -43,7 +43,7 @@ ax.set_ylabel("weight")
 ax.set_title("A demo row")
 ''',
     "snippets/demo_chapter/zh.toml": '"A demo row" = "示例行"\n"position" = "位置"\n',
-    "docs/demo-chapter.md": '''---
+    "docs/demo-chapter.md": """---
 summary: 'a chapter added by a test.'
 ---
 
@@ -61,8 +61,8 @@ The largest weight is {{ demo_chapter.weights.top_weight }}.
 /// caption
 The demo row.
 ///
-''',
-    "docs-zh/demo-chapter.md": '''---
+""",
+    "docs-zh/demo-chapter.md": """---
 summary: '由测试添加的一章。'
 ---
 
@@ -80,11 +80,13 @@ summary: '由测试添加的一章。'
 /// caption
 示例行。
 ///
-''',
+""",
 }
 EDITS = {  # file: (a line it has, the same line with the new chapter's lines after it)
     "mkdocs.yml": ("      - cross-attention.md\n", "      - cross-attention.md\n      - demo-chapter.md\n"),
-    "snippets/claims/claims.toml": ("\n[[claims]]\n", """
+    "snippets/claims/claims.toml": (
+        "\n[[claims]]\n",
+        """
 [[claims]]
 id = 'G-DEMO'
 source = 'common'
@@ -97,7 +99,8 @@ evidence = 'The largest weight is {{ demo_chapter.weights.top_weight }}.'
 evidence_zh = '最大的权重是 {{ demo_chapter.weights.top_weight }}。'
 
 [[claims]]
-"""),
+""",
+    ),
 }
 
 
@@ -119,10 +122,14 @@ def site_with_a_new_chapter(tmp_path_factory):
         text = (copy / name).read_text(encoding="utf-8")
         assert line in text, f"{name} no longer has {line!r}: update this test and README's 'Adding a chapter'"
         (copy / name).write_text(text.replace(line, replacement, 1), encoding="utf-8")
-    for command in ([sys.executable, "-m", "scripts.pipeline", "build"],
-                    [sys.executable, "-m", "mkdocs", "build", "--strict"]):
+    for command in (
+        [sys.executable, "-m", "scripts.pipeline", "build"],
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+    ):
         result = subprocess.run(command, cwd=copy, capture_output=True, text=True)
-        assert result.returncode == 0, f"{' '.join(command[2:])} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+        assert result.returncode == 0, (
+            f"{' '.join(command[2:])} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+        )
     return copy / "site"
 
 

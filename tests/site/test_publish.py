@@ -15,7 +15,7 @@ import yaml
 from packaging.requirements import Requirement
 
 from scripts.ledger import RESULTS, claim_tests
-from support import git, IDENTITY, REPO
+from support import IDENTITY, REPO, git
 
 WORKFLOW = REPO / ".github" / "workflows" / "publish.yml"
 MAKE = re.compile(r"(?:^|[\s;&|(])make\s+([A-Za-z][\w.-]*)")
@@ -97,8 +97,10 @@ def lock_entries(text):
 def pins(name):
     entries = lock_entries((REPO / name).read_text())
     assert all(PIN.fullmatch(entry) for entry in entries), f"{name}: not every package pinned exactly with its hashes"
-    return {Requirement(entry.split()[0]).name.lower().replace("_", "-"): entry.split()[0].split("==")[1]
-            for entry in entries}
+    return {
+        Requirement(entry.split()[0]).name.lower().replace("_", "-"): entry.split()[0].split("==")[1]
+        for entry in entries
+    }
 
 
 def test_the_two_locks_agree_and_only_the_test_lock_has_the_test_tools():
@@ -108,12 +110,16 @@ def test_the_two_locks_agree_and_only_the_test_lock_has_the_test_tools():
     for spec in project["dependencies"]:
         requirement = Requirement(spec)
         name = requirement.name.lower()
-        assert name in site and requirement.specifier.contains(site[name]), f"requirements.lock: {spec} -> {site.get(name)}"
+        assert name in site and requirement.specifier.contains(site[name]), (
+            f"requirements.lock: {spec} -> {site.get(name)}"
+        )
     for spec in project["optional-dependencies"]["test"]:
         requirement = Requirement(spec)
         name = requirement.name.lower()
         assert name in full and requirement.specifier.contains(full[name]), f"requirements-test.lock: {spec}"
-    assert {"pytest", "hypothesis", "playwright", "axe-playwright-python"}.isdisjoint(site), "test tools in the site lock"
+    assert {"pytest", "hypothesis", "playwright", "axe-playwright-python"}.isdisjoint(site), (
+        "test tools in the site lock"
+    )
     assert "mike" in site  # `make publish` runs it
 
 
@@ -124,8 +130,13 @@ def test_latest_follows_the_newest_release_tag(tmp_path):
     git(tmp_path, *IDENTITY, "commit", "-q", "--allow-empty", "-m", "start")
 
     def deploy_command(version):
-        result = subprocess.run(["make", "-n", "-o", "install", "deploy", f"VERSION={version}"], cwd=tmp_path,
-                                capture_output=True, text=True, check=True)
+        result = subprocess.run(
+            ["make", "-n", "-o", "install", "deploy", f"VERSION={version}"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         command = next(line for line in result.stdout.splitlines() if "mike deploy" in line)
         return command.split("/mike ", 1)[1].split()  # after .venv/bin/mike
 
@@ -142,8 +153,14 @@ def test_mike_deploys_two_versions_into_gh_pages_with_latest_on_the_newest(small
     """Commit a small copy of the project to a fresh repository and run `make deploy` twice: main as dev, then tag
     v0.1."""
     repo = small_site
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "GIT_AUTHOR_NAME": "t",
-           "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, *IDENTITY, "commit", "-q", "-m", "copy")
@@ -151,12 +168,20 @@ def test_mike_deploys_two_versions_into_gh_pages_with_latest_on_the_newest(small
     commit = git(repo, "rev-parse", "HEAD")
     outcomes = {test_id: "passed" for _, test_id in claim_tests(repo / "tests")}
     (repo / ".cache").mkdir()
-    (repo / RESULTS).write_text(json.dumps({"commit": commit, "clean": True, "complete": True,
-                                            "started": "2026-11-30 12:00 UTC", "outcomes": outcomes}))
+    (repo / RESULTS).write_text(
+        json.dumps(
+            {"commit": commit, "clean": True, "complete": True, "started": "2026-11-30 12:00 UTC", "outcomes": outcomes}
+        )
+    )
 
     def deploy(*version):
-        result = subprocess.run(["make", "-o", "install", "deploy", *version, f"BIN={Path(sys.executable).parent}"],
-                                cwd=repo, env=env, capture_output=True, text=True)
+        result = subprocess.run(
+            ["make", "-o", "install", "deploy", *version, f"BIN={Path(sys.executable).parent}"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         assert result.returncode == 0, result.stdout + result.stderr
 
     deploy()
@@ -184,8 +209,9 @@ def test_make_serve_installs_the_site_lock_and_make_test_adds_the_rest(tmp_path)
     venv = tmp_path / "venv"
 
     def installs(target):
-        result = subprocess.run(["make", "-n", f"VENV={venv}", target], cwd=tmp_path, capture_output=True, text=True,
-                                check=True)
+        result = subprocess.run(
+            ["make", "-n", f"VENV={venv}", target], cwd=tmp_path, capture_output=True, text=True, check=True
+        )
         return re.findall(r"uv pip install .*--require-hashes .*-r ([\w.-]+)", result.stdout)
 
     assert installs("serve")[:1] == ["requirements.lock"] and "requirements-test.lock" not in installs("serve")
@@ -214,8 +240,9 @@ def test_an_install_from_a_tampered_lock_fails_naming_the_package(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     uv = Path(sys.executable).parent / "uv"  # the one `make install` put beside this interpreter
-    result = subprocess.run(["make", "install", f"VENV={venv}", f"UV={uv}"], cwd=tmp_path, capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        ["make", "install", f"VENV={venv}", f"UV={uv}"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert result.returncode != 0
     assert "cycler==0.12.1" in result.stderr and "hash" in result.stderr.lower(), result.stderr
     assert not (venv / ".installed-site").exists()

@@ -13,7 +13,11 @@ import pytest
 from scripts.pipeline.discover import BOOTSTRAP
 
 pytestmark = pytest.mark.site
-PROBE = '"""A probe snippet."""\nimport sys\nfrom pathlib import Path\n' + BOOTSTRAP.replace("{", "{{").replace("}", "}}") + '\nfrom lib.publish import value\nvalue("answer", {answer})\n'
+PROBE = (
+    '"""A probe snippet."""\nimport sys\nfrom pathlib import Path\n'
+    + BOOTSTRAP.replace("{", "{{").replace("}", "}}")
+    + '\nfrom lib.publish import value\nvalue("answer", {answer})\n'
+)
 HANGING = '"""A probe that never ends."""\n# Build time limit: 2 s\nimport time\nwhile True:\n    time.sleep(1)\n'
 
 
@@ -56,7 +60,10 @@ def test_serve_settles_reruns_edits_and_survives_failing_and_hanging_snippets(co
     with open(log, "w") as stream:
         server = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "--no-strict", "--dev-addr", f"127.0.0.1:{port}"],
-            cwd=copy, stdout=stream, stderr=subprocess.STDOUT, env=env,
+            cwd=copy,
+            stdout=stream,
+            stderr=subprocess.STDOUT,
+            env=env,
         )
     url = f"http://127.0.0.1:{port}/"
     builds = lambda: log.read_text().count("Documentation built")  # noqa: E731
@@ -76,7 +83,9 @@ def test_serve_settles_reruns_edits_and_survives_failing_and_hanging_snippets(co
         wait_for(lambda: "The answer is 42" in fetch(url)[1], what="the site serving the previous outputs")
 
         (copy / "snippets" / "index" / "serve_probe.py").write_text(HANGING)
-        wait_for(lambda: "snippets/index/serve_probe.py: timed out after 2 s" in log.read_text(), what="the timeout report")
+        wait_for(
+            lambda: "snippets/index/serve_probe.py: timed out after 2 s" in log.read_text(), what="the timeout report"
+        )
         wait_for(lambda: "The answer is 42" in fetch(url)[1], what="the site serving on after a hanging snippet")
         assert server.poll() is None
     finally:

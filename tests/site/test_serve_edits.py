@@ -8,18 +8,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import pytest
-from support import nonempty_glob
+from playwright.sync_api import sync_playwright
 from test_serve import fetch, free_port, wait_for
 
-pytestmark = pytest.mark.site
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip("Chromium is not installed at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
+from support import CHROMIUM, nonempty_glob, require_chromium
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+pytestmark = pytest.mark.site
+require_chromium()
 
 
 def served_folder(started):
@@ -37,8 +34,9 @@ def save_and_watch(tab, source, text):
     started = time.monotonic()
     with open(source, "a", encoding="utf-8") as stream:
         stream.write(f"\n{text}\n")
-    tab.wait_for_function("text => document.body !== null && document.body.innerText.includes(text)", arg=text,
-                          timeout=60_000)  # the page reloads meanwhile: there may be no body yet
+    tab.wait_for_function(
+        "text => document.body !== null && document.body.innerText.includes(text)", arg=text, timeout=60_000
+    )  # the page reloads meanwhile: there may be no body yet
     return time.monotonic() - started
 
 
@@ -50,7 +48,11 @@ def test_a_saved_page_shows_by_itself_and_only_its_edition_rebuilds_it(small_sit
     with open(log, "w") as stream:
         server = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"],
-            cwd=small_site, stdout=stream, stderr=subprocess.STDOUT, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+            cwd=small_site,
+            stdout=stream,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        )
     url = f"http://127.0.0.1:{port}/"
     builds = lambda: log.read_text().count("Documentation built")  # noqa: E731
     try:

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from fontTools.ttLib import TTFont
-from support import NAV, nonempty_glob, REPO
 
 from scripts.ledger import claim_tests, quoted_values
 from scripts.pipeline.notebooks import chapter_snippets
 from scripts.pipeline.project import Project, git
 from scripts.pipeline.published import values
+from support import NAV, REPO, nonempty_glob
 
 pytestmark = pytest.mark.site
 PROJECT = Project()
@@ -49,13 +49,21 @@ def test_every_chapter_is_in_the_nav_and_built(built_site):
         assert page_html(built_site, stem).find("article") is not None
 
 
-@pytest.mark.claim("No page loads a script, stylesheet, font or image from outside the site",
-                   zh="没有页面从站点之外加载脚本、样式表、字体或图片")
+@pytest.mark.claim(
+    "No page loads a script, stylesheet, font or image from outside the site",
+    zh="没有页面从站点之外加载脚本、样式表、字体或图片",
+)
 def test_nothing_is_loaded_from_outside_the_site(built_site):
     offenders = []
     for html in nonempty_glob(built_site, "**/*.html"):
         soup = parsed(html)
-        for tag, attribute in (("script", "src"), ("img", "src"), ("iframe", "src"), ("source", "src"), ("link", "href")):
+        for tag, attribute in (
+            ("script", "src"),
+            ("img", "src"),
+            ("iframe", "src"),
+            ("source", "src"),
+            ("link", "href"),
+        ):
             for element in soup.find_all(tag):
                 url = element.get(attribute, "")
                 is_navigation_link = tag == "link" and element.get("rel") in (["canonical"], ["alternate"])
@@ -76,8 +84,7 @@ def test_every_page_of_both_editions_defers_materials_bundle_and_then_site_js(bu
         assert all(script.has_attr("defer") for script in scripts), f"{path.relative_to(built_site)}: {scripts}"
 
 
-@pytest.mark.claim("Every figure in a chapter has alt text and a caption",
-                   zh="章节中的每张图都有替代文本和图注")
+@pytest.mark.claim("Every figure in a chapter has alt text and a caption", zh="章节中的每张图都有替代文本和图注")
 def test_every_chapter_figure_has_alt_text_and_a_caption(built_site):
     figures = {}
     for site, stem in [(site, stem) for site in (built_site, built_site / "zh") for stem in CHAPTERS]:
@@ -147,8 +154,11 @@ def page_dir(site, stem):
     return site if stem == "index" else site / stem
 
 
-@pytest.mark.claim("Every chapter names the commit and the Python, NumPy and matplotlib versions its outputs were computed with, as the manifests record them, and links its snippets",
-                   zh="每一章都按清单的记录注明计算其输出所用的提交以及 Python、NumPy 和 matplotlib 的版本，并链接到它的代码片段")
+@pytest.mark.claim(
+    "Every chapter names the commit and the Python, NumPy and matplotlib versions its outputs were computed with, as "
+    "the manifests record them, and links its snippets",
+    zh="每一章都按清单的记录注明计算其输出所用的提交以及 Python、NumPy 和 matplotlib 的版本，并链接到它的代码片段",
+)
 def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifests(built_site):
     assert WITHOUT_SNIPPETS < set(CHAPTERS)
     for stem in CHAPTERS:
@@ -161,15 +171,25 @@ def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifes
         names = [href.split("snippets/", 1)[1].removesuffix(".py") for href in links]  # <chapter>/<what>
         page = page_html(built_site, stem)
         shown = {t.get_text(strip=True) for t in page.select("article .highlight .filename")}
-        shown = {name for name in shown if re.fullmatch(r"snippets/(?!lib/)[a-z0-9_]+/[a-z0-9_]+\.py", name)}  # not Output
-        shown |= {f"snippets/{'/'.join(img['src'].split('/')[-3:-1])}.py" for img in page.select("article img[src*='generated/']")}
+        shown = {
+            name for name in shown if re.fullmatch(r"snippets/(?!lib/)[a-z0-9_]+/[a-z0-9_]+\.py", name)
+        }  # not Output
+        shown |= {
+            f"snippets/{'/'.join(img['src'].split('/')[-3:-1])}.py"
+            for img in page.select("article img[src*='generated/']")
+        }
         assert shown <= {f"snippets/{n}.py" for n in names}, f"{stem}: footer misses {shown - set(names)}"
         for href, name in zip(links, names):
             served = (page_dir(built_site, stem) / href).resolve()
             assert served.read_bytes() == (REPO / "snippets" / f"{name}.py").read_bytes(), f"{stem}: {href}"
         text = footer.get_text(" ", strip=True)
-        recorded = {tuple(json.loads((PROJECT.generated / n / "manifest.json").read_text())["versions"][k]
-                          for k in ("python", "numpy", "matplotlib")) for n in names}
+        recorded = {
+            tuple(
+                json.loads((PROJECT.generated / n / "manifest.json").read_text())["versions"][k]
+                for k in ("python", "numpy", "matplotlib")
+            )
+            for n in names
+        }
         assert len(recorded) == 1 and VERSIONS.search(text).groups() == recorded.pop(), f"{stem}: {text}"
         commit = footer.select_one("code").get_text()
         outputs = [f"docs/generated/{n}" for n in names]
@@ -181,8 +201,10 @@ def test_every_chapter_with_snippets_has_a_provenance_footer_true_to_the_manifes
             assert differ == 0, f"{stem}: outputs differ from {commit}"
 
 
-@pytest.mark.claim("Math is rendered when the site is built: pages ship KaTeX's CSS and fonts, not its JavaScript",
-                   zh="数学公式在构建站点时渲染：页面附带 KaTeX 的 CSS 和字体，而不附带它的 JavaScript")
+@pytest.mark.claim(
+    "Math is rendered when the site is built: pages ship KaTeX's CSS and fonts, not its JavaScript",
+    zh="数学公式在构建站点时渲染：页面附带 KaTeX 的 CSS 和字体，而不附带它的 JavaScript",
+)
 def test_math_is_rendered_at_build_time_and_no_page_loads_katex_javascript(built_site):
     for html in nonempty_glob(built_site, "**/*.html"):
         soup = parsed(html)
@@ -246,8 +268,11 @@ def test_figures_have_their_size_and_all_but_a_first_one_on_the_first_screens_lo
 @pytest.mark.parametrize("edition", ["", "zh/"])
 def test_notebook_figures_carry_their_chapters_alt_text(built_site, edition):
     def alt_texts(stem):
-        return {(page_dir(built_site, stem) / img["src"]).resolve(): img.get("alt")
-                for img in page_html(built_site, stem).select("article img") if not img["src"].startswith("data:")}
+        return {
+            (page_dir(built_site, stem) / img["src"]).resolve(): img.get("alt")
+            for img in page_html(built_site, stem).select("article img")
+            if not img["src"].startswith("data:")
+        }
 
     checked = 0
     for notebook in nonempty_glob(PROJECT.notebooks, "*.ipynb"):
@@ -277,7 +302,7 @@ def test_math_fonts_keep_every_glyph_a_formula_draws_and_little_else(built_site,
         soup = parsed(page)
         for formula in soup.select(".katex-html"):
             drawn.update(formula.get_text())
-        preloaded.update(link["href"].rsplit("/", 1)[1] for link in soup.select('link[rel=preload][as=font]'))
+        preloaded.update(link["href"].rsplit("/", 1)[1] for link in soup.select("link[rel=preload][as=font]"))
     assert {"∑", "√", "α"} & drawn and "KaTeX_Main-Regular.woff2" in preloaded
     original_size = served_size = 0
     for original in nonempty_glob(REPO / "docs" / "assets" / "katex" / "fonts", "*.woff2"):
@@ -294,8 +319,11 @@ def test_math_fonts_keep_every_glyph_a_formula_draws_and_little_else(built_site,
 SEARCH_BYTES_PER_PAGE = 17_000
 
 
-@pytest.mark.claim("The search index holds the chapters' prose, not code, program output or notebooks, and weighs under 17 KB per page",
-                   zh="搜索索引只收录各章的正文，不收录代码、程序输出或笔记本，且每个页面平均不到 17 KB")
+@pytest.mark.claim(
+    "The search index holds the chapters' prose, not code, program output or notebooks, and weighs under 17 KB per "
+    "page",
+    zh="搜索索引只收录各章的正文，不收录代码、程序输出或笔记本，且每个页面平均不到 17 KB",
+)
 def test_the_search_index_holds_prose_and_stays_small(built_site):
     index = built_site / "search" / "search_index.json"
     assert index.stat().st_size < SEARCH_BYTES_PER_PAGE * len(CHAPTERS)
@@ -303,15 +331,23 @@ def test_the_search_index_holds_prose_and_stays_small(built_site):
     assert not [e["location"] for e in entries if e["location"].startswith("notebooks/")]
     text = " ".join(e["text"] for e in entries)
     assert "import numpy as np" not in text  # code blocks are left out
-    assert '--8<-- "docs/generated/scaled_dot_product/steps/stdout.txt"' in (PROJECT.docs / "scaled-dot-product.md").read_text()
-    assert "weights = softmax(scaled), one row per query:" in (PROJECT.generated / "scaled_dot_product/steps/stdout.txt").read_text()
+    assert (
+        '--8<-- "docs/generated/scaled_dot_product/steps/stdout.txt"'
+        in (PROJECT.docs / "scaled-dot-product.md").read_text()
+    )
+    assert (
+        "weights = softmax(scaled), one row per query:"
+        in (PROJECT.generated / "scaled_dot_product/steps/stdout.txt").read_text()
+    )
     assert "one row per query:" not in text  # program output is left out
     assert "scaled dot-product attention" in text.lower()
 
 
 def test_the_ledgers_generated_rows_stay_out_of_search_and_its_prose_stays_in(built_site):
     for edition in ("", "zh/"):
-        entries = json.loads((built_site / edition / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+        entries = json.loads((built_site / edition / "search" / "search_index.json").read_text(encoding="utf-8"))[
+            "docs"
+        ]
         ledger = " ".join(e["text"] for e in entries if e["location"].startswith("ledger/"))
         assert ledger, f"{edition}ledger: no prose in the search index"
         assert "::test_" not in ledger and "snippets/" not in ledger, f"{edition}ledger: its rows are in the index"
@@ -325,15 +361,19 @@ def heading_ids(soup):
     return [h["id"] for h in soup.find("article").find_all(re.compile(r"^h[1-6]$")) if h.get("id")]
 
 
-@pytest.mark.claim("Every page has a Chinese twin under /zh/ with lang=zh, and the language switch lands on the same page",
-                   zh="每个页面在 /zh/ 下都有 lang=zh 的中文对应页面，语言切换会跳转到同一页面")
+@pytest.mark.claim(
+    "Every page has a Chinese twin under /zh/ with lang=zh, and the language switch lands on the same page",
+    zh="每个页面在 /zh/ 下都有 lang=zh 的中文对应页面，语言切换会跳转到同一页面",
+)
 def test_every_page_has_a_chinese_twin_that_the_language_switch_links(built_site):
     chinese_site = built_site / "zh"
     for stem in CHAPTERS + [f"notebooks/{p.stem}" for p in nonempty_glob(PROJECT.notebooks, "*.ipynb")]:
         english, chinese = page_html(built_site, stem), page_html(chinese_site, stem)
         assert english.html["lang"] == "en" and chinese.html["lang"] == "zh", stem
-        for soup, folder, other in ((english, page_dir(built_site, stem), page_dir(chinese_site, stem)),
-                                    (chinese, page_dir(chinese_site, stem), page_dir(built_site, stem))):
+        for soup, folder, other in (
+            (english, page_dir(built_site, stem), page_dir(chinese_site, stem)),
+            (chinese, page_dir(chinese_site, stem), page_dir(built_site, stem)),
+        ):
             switch = {a["hreflang"]: (folder / a["href"]).resolve() for a in soup.select("a.md-select__link[hreflang]")}
             assert set(switch.values()) == {folder.resolve(), other.resolve()}, f"{stem}: {switch}"
 
@@ -349,7 +389,9 @@ def test_the_twins_headings_have_the_same_anchors(built_site):
         english, chinese = page_html(built_site, stem), page_html(built_site / "zh", stem)
         assert heading_ids(chinese) == heading_ids(english), f"zh/{stem}: the anchors no longer pair with the English"
         assert toc_targets(chinese) == toc_targets(english), f"zh/{stem}: its table of contents links other anchors"
-        assert {href[1:] for href in toc_targets(chinese)} <= set(heading_ids(chinese)), f"zh/{stem}: a link has no heading"
+        assert {href[1:] for href in toc_targets(chinese)} <= set(heading_ids(chinese)), (
+            f"zh/{stem}: a link has no heading"
+        )
 
 
 def test_chinese_pages_link_the_same_notebooks_and_their_downloads(built_site):

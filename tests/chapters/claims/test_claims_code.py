@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+
 from support import REPO, claim, kind, text, v
 
 

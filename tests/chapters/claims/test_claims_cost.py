@@ -1,6 +1,7 @@
 """Claims about cost: each verdict against an independent recomputation (oracle loops, closed forms, fresh draws)."""
 
 import numpy as np
+
 from support import W, X, attend, causal, claim, kind, v
 
 
@@ -16,7 +17,9 @@ def test_c003_34_training_in_parallel_equals_generation_step_by_step():
 @claim("C003-35")
 def test_c003_35_per_token_cost_with_and_without_a_cache():
     n, d = v("claims/cost", "n_ctx"), 64
-    assert v("claims/cost", "step_madds_cache") == 2 * n * d and v("claims/cost", "step_madds_nocache") == n * v("claims/cost", "step_madds_cache")
+    assert v("claims/cost", "step_madds_cache") == 2 * n * d and v("claims/cost", "step_madds_nocache") == n * v(
+        "claims/cost", "step_madds_cache"
+    )
     assert kind("C003-35") == "holds only when"
 
 

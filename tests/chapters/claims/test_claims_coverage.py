@@ -1,7 +1,8 @@
 """Every sentence of both seed tutorials is mapped to a claim on the claims page, or to a reason it makes none.
 
-The record is tests/chapters/claims/seed_coverage.json. A sentence is a run of text between 。！？ or line breaks (a code block the
-stored text lost its line breaks from counts as one sentence); it is identified by its seed file and the SHA-1 of
+The record is tests/chapters/claims/seed_coverage.json. A sentence is a run of text between 。！？ or line breaks
+(a code block the stored text lost its line breaks from counts as one sentence); it is identified by its seed file
+and the SHA-1 of
 its text with whitespace removed, so that the record survives reordering but not an edited sentence. The seeds
 live outside the repository, in <repo root>/../shared/seeds (or $SEEDS_DIR); without them the tests that read
 them skip, saying where they looked.
@@ -14,7 +15,8 @@ import re
 from pathlib import Path
 
 import pytest
-from support import INVENTORY, nonempty_glob, REPO
+
+from support import INVENTORY, REPO, nonempty_glob
 
 RECORD = REPO / "tests" / "chapters" / "claims" / "seed_coverage.json"
 SEEDS = Path(os.environ.get("SEEDS_DIR", REPO.parent / "shared" / "seeds"))
@@ -64,8 +66,10 @@ def test_every_seed_claim_is_reached_from_a_sentence():
     assert seed_claims <= mapped, sorted(seed_claims - mapped)
 
 
-@pytest.mark.claim("Every sentence of both seed tutorials is mapped to a claim on the claims page or to a reason it "
-                   "makes none", zh="两篇种子教程的每一句话，都对应到论断核查页上的一个论断，或者对应到它不提出论断的理由")
+@pytest.mark.claim(
+    "Every sentence of both seed tutorials is mapped to a claim on the claims page or to a reason it makes none",
+    zh="两篇种子教程的每一句话，都对应到论断核查页上的一个论断，或者对应到它不提出论断的理由",
+)
 def test_every_seed_sentence_is_mapped():
     folder = seed_folder()
     record = load_record()
@@ -78,18 +82,26 @@ def test_every_seed_sentence_is_mapped():
             seen.add(key)
             if key not in record:
                 unmapped.append(f"{paths[0].name}: {sentence[:60]!r} (key {key[1]})")
-    assert not unmapped, "sentences without a mapping in tests/chapters/claims/seed_coverage.json:\n" + "\n".join(unmapped)
+    assert not unmapped, "sentences without a mapping in tests/chapters/claims/seed_coverage.json:\n" + "\n".join(
+        unmapped
+    )
     stale = sorted(set(record) - seen)
     assert not stale, f"mappings for sentences no longer in the seeds: {stale}"
 
 
-@pytest.mark.claim("Where a Chinese claims row quotes a tutorial (“...” around Chinese), the words are the tutorial's own",
-                   zh="中文论断行凡是引用种子教程（用“”括起的中文），所引的都是教程的原话")
+@pytest.mark.claim(
+    "Where a Chinese claims row quotes a tutorial (“...” around Chinese), the words are the tutorial's own",
+    zh="中文论断行凡是引用种子教程（用“”括起的中文），所引的都是教程的原话",
+)
 def test_the_chinese_rows_quote_the_tutorials_in_their_own_words():
     texts = (path.read_text(encoding="utf-8") for path in nonempty_glob(seed_folder(), "00*_*.txt"))
     seeds = "".join(re.sub(r"\s+", "", text) for text in texts)
-    quotes = {(cid, quote) for cid, claim in INVENTORY.items() for quote in re.findall(r"“([^”]*)”", claim.claim_zh)
-              if re.search(r"[\u4e00-\u9fff]", quote)}
+    quotes = {
+        (cid, quote)
+        for cid, claim in INVENTORY.items()
+        for quote in re.findall(r"“([^”]*)”", claim.claim_zh)
+        if re.search(r"[\u4e00-\u9fff]", quote)
+    }
     assert {cid for cid, _ in quotes} >= {"C000-87", "C003-45", "C000-17", "C000-37"}
     assert not sorted((cid, quote) for cid, quote in quotes if re.sub(r"\s+", "", quote) not in seeds)
 

@@ -4,12 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
+from hypothesis import given, strategies as st
 
 from lib.attention import softmax
 from lib.debug_tools import numeric_gradient
+from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
 
 
 @claim("C000-71")
@@ -23,7 +22,10 @@ def test_c000_66_clipping_changes_the_weights():
     row = [120.0, 80.0, 60.0, 0.0]
     clipped = softmax_row([min(max(s, -50), 50) for s in row])
     assert clipped[0] == pytest.approx(1 / 3) and softmax_row(row)[0] > 0.999999
-    assert text("debugging/nan", "row_clipped_top") == f"{clipped[0]:.3f}" and text("debugging/nan", "row_exact_top") == "1.000000"
+    assert (
+        text("debugging/nan", "row_clipped_top") == f"{clipped[0]:.3f}"
+        and text("debugging/nan", "row_exact_top") == "1.000000"
+    )
     assert kind("C000-66") == "does not hold"
 
 
@@ -41,7 +43,11 @@ def test_c000_73_no_gradient_reaches_masked_scores():
     upstream = np.array([0.3, -1.0, 2.0, 5.0])
     d_scores = weights * (upstream - weights @ upstream)  # softmax's vector-Jacobian product
     assert d_scores[2] == 0.0 and d_scores[3] == 0.0 and not np.isnan(d_scores).any()
-    assert v("debugging/gradients", "masked_grad_max") == 0.0 and kind("C000-73") == "does not hold" and kind("C000-72") == "holds"
+    assert (
+        v("debugging/gradients", "masked_grad_max") == 0.0
+        and kind("C000-73") == "does not hold"
+        and kind("C000-72") == "holds"
+    )
 
 
 @claim("C000-78")
@@ -66,7 +72,10 @@ def test_c000_79_distance_penalty_moves_weight_far():
         penalty = lambda z: float(np.sum(softmax(z) * short))  # noqa: E731
         s -= numeric_gradient(penalty, s)
     assert mean_distance(s) > mean_distance(logits) + 0.3
-    assert v("claims/debugging", "mean_distance_after") > v("claims/debugging", "mean_distance_before") and kind("C000-79") == "holds"
+    assert (
+        v("claims/debugging", "mean_distance_after") > v("claims/debugging", "mean_distance_before")
+        and kind("C000-79") == "holds"
+    )
 
 
 @claim("C000-68")

@@ -6,11 +6,11 @@ import re
 import types
 
 import pytest
-from support import CLAIMS, DOCS, DOCS_ZH, PROJECT
 
 import lib
 from lib import claims as reader
 from scripts.pipeline.notebooks import data_cell, data_files
+from support import CLAIMS, DOCS, DOCS_ZH, PROJECT
 
 TEXT = (PROJECT.snippets / reader.DATA).read_text(encoding="utf-8")
 FIRST = TEXT.index("\n[[claims]]\n")  # the first record, C000-02, runs to the second one
@@ -53,15 +53,23 @@ def test_a_notebook_carries_the_file_and_the_reader_reads_that_copy(monkeypatch)
 
 
 BAD_RECORDS = {
-    "unknown field": (("see = 'scaled-dot-product.md'", "see = 'scaled-dot-product.md'\ncolour = 'red'"),
-                      "claim C000-02: unknown field colour"),
+    "unknown field": (
+        ("see = 'scaled-dot-product.md'", "see = 'scaled-dot-product.md'\ncolour = 'red'"),
+        "claim C000-02: unknown field colour",
+    ),
     "missing field": (("\nevidence_zh = ", "\nevidence_in_chinese = "), "claim C000-02: missing field evidence_zh"),
-    "unknown verdict": (("verdict = 'holds'", "verdict = 'true'"),
-                        "claim C000-02: field verdict: unknown verdict 'true'"),
-    "only_when without its condition": (("verdict = 'holds'", "verdict = 'only_when'"),
-                                        "claim C000-02: missing field condition, condition_zh"),
-    "a condition without only_when": (("verdict = 'holds'", "verdict = 'holds'\ncondition = 'always'"),
-                                      "claim C000-02: unknown field condition"),
+    "unknown verdict": (
+        ("verdict = 'holds'", "verdict = 'true'"),
+        "claim C000-02: field verdict: unknown verdict 'true'",
+    ),
+    "only_when without its condition": (
+        ("verdict = 'holds'", "verdict = 'only_when'"),
+        "claim C000-02: missing field condition, condition_zh",
+    ),
+    "a condition without only_when": (
+        ("verdict = 'holds'", "verdict = 'holds'\ncondition = 'always'"),
+        "claim C000-02: unknown field condition",
+    ),
     "unknown topic": (("topic = 'why'", "topic = 'history'"), "claim C000-02: field topic: unknown topic 'history'"),
     "not a string": (("source = '000 §1'", "source = 1"), "claim C000-02: field source: not a string"),
     "repeated id": (("id = 'C000-02'", "id = 'C000-03'"), "claim C000-03: field id: C000-03 is listed twice"),

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from support import X, claim, kind, text, v
 
 rng = np.random.default_rng(5)  # fresh draws for this file's tests

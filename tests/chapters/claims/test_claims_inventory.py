@@ -10,26 +10,26 @@ import re
 from collections import Counter
 
 import pytest
-from support import (
-    CLAIMS,
-    CLAIMS_PAGE as PAGE,
-    english_words,
-    flat_page,
-    GENERATED,
-    INVENTORY,
-    kind,
-    published,
-    published_table,
-    TABLE_2,
-    TABLE_3,
-    text,
-    v,
-    VERDICTS,
-)
 
 from lib.claims import HEADER
 from scripts.pipeline import published as outputs
 from scripts.pipeline.references import read_page, without_references
+from support import (
+    CLAIMS,
+    CLAIMS_PAGE as PAGE,
+    GENERATED,
+    INVENTORY,
+    TABLE_2,
+    TABLE_3,
+    VERDICTS,
+    english_words,
+    flat_page,
+    kind,
+    published,
+    published_table,
+    text,
+    v,
+)
 
 SUMMARY = "claims/summary"
 
@@ -48,8 +48,9 @@ def test_counts_on_the_page_come_from_the_inventory():
     assert v(SUMMARY, "n_fails") == kinds.count("does not hold")
     assert v(SUMMARY, "n_unchecked") == kinds.count("cannot be checked here")
     assert v(SUMMARY, "n_claims") == len(VERDICTS)
-    assert v(SUMMARY, "n_claims") == (v(SUMMARY, "n_seed000_claims") + v(SUMMARY, "n_seed003_claims")
-                                      + v(SUMMARY, "n_common_claims"))
+    assert v(SUMMARY, "n_claims") == (
+        v(SUMMARY, "n_seed000_claims") + v(SUMMARY, "n_seed003_claims") + v(SUMMARY, "n_common_claims")
+    )
     assert v(SUMMARY, "verdicts") == VERDICTS
     page = PAGE.read_text(encoding="utf-8")
     for name in ("n_claims", "n_holds", "n_only_when", "n_fails", "n_unchecked"):
@@ -69,8 +70,10 @@ def test_each_topic_table_is_on_the_page_and_shows_every_claim_once():
     assert sorted(seen) == sorted(VERDICTS)
 
 
-@pytest.mark.claim("Every value the claims page's evidence quotes is published by the snippet it names",
-                   zh="论断核查页的证据引用的每个值，都由它所指明的代码片段发布")
+@pytest.mark.claim(
+    "Every value the claims page's evidence quotes is published by the snippet it names",
+    zh="论断核查页的证据引用的每个值，都由它所指明的代码片段发布",
+)
 def test_every_quoted_value_exists():
     missing = []
     for cid, claim in INVENTORY.items():
@@ -94,9 +97,11 @@ def quoted(text):
     return Counter(read_page(text).values)
 
 
-@pytest.mark.claim("Every claims row has its claim, verdict and evidence in Chinese, quoting the same values and "
-                   "typing every number the English row types", zh="每一行论断的论断、判定和证据都有中文表述，"
-                   "引用的值与英文行相同，英文行写出的每个数字中文行也都写出")
+@pytest.mark.claim(
+    "Every claims row has its claim, verdict and evidence in Chinese, quoting the same values and "
+    "typing every number the English row types",
+    zh="每一行论断的论断、判定和证据都有中文表述，引用的值与英文行相同，英文行写出的每个数字中文行也都写出",
+)
 def test_every_row_has_chinese_text_with_the_same_values_and_numbers():
     for cid, claim in INVENTORY.items():
         english = " ".join((claim.claim, claim.verdict_en, claim.evidence))
@@ -106,12 +111,14 @@ def test_every_row_has_chinese_text_with_the_same_values_and_numbers():
             assert chinese_text.strip() and chinese_text != getattr(claim, field), f"{cid}: no Chinese {field}"
         assert CJK.search(claim.verdict_zh), cid
         assert quoted(claim.evidence_zh) == quoted(claim.evidence), cid
-        assert not typed_numbers(english) - typed_numbers(chinese), (cid, typed_numbers(english) - typed_numbers(chinese))
+        assert not typed_numbers(english) - typed_numbers(chinese), (
+            cid,
+            typed_numbers(english) - typed_numbers(chinese),
+        )
 
 
 def test_the_chinese_rows_use_no_english_words_but_code_names_and_citations():
-    found = {cid: english_words(" ".join((c.claim_zh, c.verdict_zh, c.evidence_zh)))
-             for cid, c in INVENTORY.items()}
+    found = {cid: english_words(" ".join((c.claim_zh, c.verdict_zh, c.evidence_zh))) for cid, c in INVENTORY.items()}
     assert not {cid: words for cid, words in found.items() if words}
 
 
@@ -134,9 +141,11 @@ def test_the_chinese_rows_name_the_tutorials_in_chinese_and_write_no_italics():
                 assert '"' not in without_references(cell), cell  # “” around quotations
 
 
-@pytest.mark.claim("The Chinese claims tables come from the same run as the English ones: the same ids, the same "
-                   "verdicts, the same quoted values, in Chinese", zh="中文论断表格与英文表格来自同一次运行："
-                   "编号、判定和引用的值都相同，文字是中文")
+@pytest.mark.claim(
+    "The Chinese claims tables come from the same run as the English ones: the same ids, the same "
+    "verdicts, the same quoted values, in Chinese",
+    zh="中文论断表格与英文表格来自同一次运行：编号、判定和引用的值都相同，文字是中文",
+)
 def test_each_topic_has_a_chinese_table_with_the_same_ids_verdicts_and_values():
     for topic in CLAIMS.topics:
         english, chinese = outputs.table(SUMMARY, topic), outputs.table(SUMMARY, topic, language="zh")
@@ -151,8 +160,9 @@ def test_each_topic_has_a_chinese_table_with_the_same_ids_verdicts_and_values():
 def test_the_chinese_table_of_the_seeds_mask_shows_the_same_numbers():
     english = outputs.table("claims/masks", "seed000_minus_1e9")
     chinese = outputs.table("claims/masks", "seed000_minus_1e9", language="zh")
-    assert [NUMBER.findall(cell) for row in chinese["rows"] for cell in row] == \
-        [NUMBER.findall(cell) for row in english["rows"] for cell in row]
+    assert [NUMBER.findall(cell) for row in chinese["rows"] for cell in row] == [
+        NUMBER.findall(cell) for row in english["rows"] for cell in row
+    ]
     assert english_words(" ".join([*chinese["header"], *(cell for row in chinese["rows"] for cell in row)])) == []
 
 
@@ -166,12 +176,29 @@ def test_the_chinese_page_explains_the_verdicts_its_rows_use_and_no_longer_says_
 
 
 def test_the_page_includes_no_stdout_by_line_range():
-    assert not re.search(r'stdout\.txt:\d', PAGE.read_text(encoding="utf-8"))
+    assert not re.search(r"stdout\.txt:\d", PAGE.read_text(encoding="utf-8"))
 
 
-UNCHECKABLE = ["C000-34", "C000-47", "C000-59", "C000-62", "C000-63", "C000-68", "C000-69", "C000-77", "C000-80",
-               "C000-82", "C000-86", "C003-01", "C003-07", "C003-08", "C003-10", "C003-13", "C003-43",
-               "C003-47"]
+UNCHECKABLE = [
+    "C000-34",
+    "C000-47",
+    "C000-59",
+    "C000-62",
+    "C000-63",
+    "C000-68",
+    "C000-69",
+    "C000-77",
+    "C000-80",
+    "C000-82",
+    "C000-86",
+    "C003-01",
+    "C003-07",
+    "C003-08",
+    "C003-10",
+    "C003-13",
+    "C003-43",
+    "C003-47",
+]
 
 
 def test_uncheckable_claims_are_opinions_anecdotes_or_need_training():
@@ -181,10 +208,12 @@ def test_uncheckable_claims_are_opinions_anecdotes_or_need_training():
 # ============================================================ the paper's numbers (the citation)
 
 
-@pytest.mark.claim("The page quotes Table 2 of Vaswani et al. 2017 exactly: big 28.4/41.8 BLEU at 2.3e19 FLOPs, "
-                   "base 27.3/38.1 at 3.3e18, GNMT+RL 24.6/39.92",
-                   zh="本页逐字引用 Vaswani 等人 2017 的表 2：big 为 28.4/41.8 BLEU、2.3e19 FLOPs，"
-                   "base 为 27.3/38.1、3.3e18，GNMT+RL 为 24.6/39.92")
+@pytest.mark.claim(
+    "The page quotes Table 2 of Vaswani et al. 2017 exactly: big 28.4/41.8 BLEU at 2.3e19 FLOPs, "
+    "base 27.3/38.1 at 3.3e18, GNMT+RL 24.6/39.92",
+    zh="本页逐字引用 Vaswani 等人 2017 的表 2：big 为 28.4/41.8 BLEU、2.3e19 FLOPs，"
+    "base 为 27.3/38.1、3.3e18，GNMT+RL 为 24.6/39.92",
+)
 def test_table_2_quoted_exactly():
     page = PAGE.read_text(encoding="utf-8")
     for model, (de, fr, m_de, e_de, m_fr, e_fr) in TABLE_2.items():
@@ -196,20 +225,28 @@ def test_table_2_quoted_exactly():
     assert text("claims/why", "paper_flops_big") == "2.3·10^19"
 
 
-@pytest.mark.claim("The page quotes Table 3 of Vaswani et al. 2017 exactly: base 25.8, one head 24.9, learned positions 25.7 (dev BLEU)",
-                   zh="本页逐字引用 Vaswani 等人 2017 的表 3：base 为 25.8，1 个头为 24.9，学习得到的位置编码为 25.7（开发集 BLEU）")
+@pytest.mark.claim(
+    "The page quotes Table 3 of Vaswani et al. 2017 exactly: base 25.8, one head 24.9, learned positions 25.7 (dev "
+    "BLEU)",
+    zh="本页逐字引用 Vaswani 等人 2017 的表 3：base 为 25.8，1 个头为 24.9，学习得到的位置编码为 25.7（开发集 BLEU）",
+)
 def test_table_3_quoted_exactly():
     page = PAGE.read_text(encoding="utf-8")
     for variation, bleu in TABLE_3.items():
         assert f"| {variation} | {bleu} |" in page
-    assert (v("claims/why", "paper_dev_base"), v("claims/why", "paper_dev_one_head"),
-            v("claims/why", "paper_dev_learned_pe")) == (25.8, 24.9, 25.7)
+    assert (
+        v("claims/why", "paper_dev_base"),
+        v("claims/why", "paper_dev_one_head"),
+        v("claims/why", "paper_dev_learned_pe"),
+    ) == (25.8, 24.9, 25.7)
     assert "41.0" in page  # the §6.1 prose figure, flagged on the page
 
 
-@pytest.mark.claim("Every decimal number typed into the claims page's prose is a figure quoted from Tables 2 and 3 "
-                   "of Vaswani et al. 2017 (or its §6.1 prose figure 41.0)",
-                   zh="论断核查页正文中手写的每个小数，都是引自 Vaswani 等人 2017 表 2 和表 3 的数字（或其 §6.1 正文中的 41.0）")
+@pytest.mark.claim(
+    "Every decimal number typed into the claims page's prose is a figure quoted from Tables 2 and 3 "
+    "of Vaswani et al. 2017 (or its §6.1 prose figure 41.0)",
+    zh="论断核查页正文中手写的每个小数，都是引自 Vaswani 等人 2017 表 2 和表 3 的数字（或其 §6.1 正文中的 41.0）",
+)
 def test_typed_numbers_in_the_prose_are_citations():
     page = PAGE.read_text(encoding="utf-8")
     page = re.sub(r"```.*?```", "", page, flags=re.DOTALL)  # code and output blocks

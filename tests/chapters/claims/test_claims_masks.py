@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from support import attend, claim, kind, softmax_row, v, W, X
+
+from support import W, X, attend, claim, kind, softmax_row, v
 
 
 @claim("C000-42")

@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from support import attend, causal, claim, kind, positional_encoding, TABLE_3, text, v, W, X
+
+from support import TABLE_3, W, X, attend, causal, claim, kind, positional_encoding, text, v
 
 
 @claim("C000-26")
@@ -80,7 +81,9 @@ def test_c000_28_encodings_exist_far_away():
 @claim("C003-40")
 def test_c003_40_adding_keeps_the_width():
     assert (X + X).shape[-1] == 8 and np.concatenate([X, X], -1).shape[-1] == 16
-    assert (v("claims/heads", "add_width"), v("claims/heads", "concat_width")) == (128, 256) and kind("C003-40") == "holds only when"
+    assert (v("claims/heads", "add_width"), v("claims/heads", "concat_width")) == (128, 256) and kind(
+        "C003-40"
+    ) == "holds only when"
 
 
 @claim("C000-88")
@@ -92,10 +95,15 @@ def test_c000_88_a_shift_is_a_rotation_of_each_frequency_pair(offset):
         angle = offset / 10000 ** (pair / d)
         for pos in range(0, 40, 7):
             sin_p, cos_p = positional_encoding(pos, pair, d), positional_encoding(pos, pair + 1, d)
-            rotated = (sin_p * math.cos(angle) + cos_p * math.sin(angle), cos_p * math.cos(angle) - sin_p * math.sin(angle))
+            rotated = (
+                sin_p * math.cos(angle) + cos_p * math.sin(angle),
+                cos_p * math.cos(angle) - sin_p * math.sin(angle),
+            )
             shifted = (positional_encoding(pos + offset, pair, d), positional_encoding(pos + offset, pair + 1, d))
             assert rotated == pytest.approx(shifted, abs=1e-12)
-    assert kind("C000-88") == "holds only when" and float(v("positional_encoding/relative", "rotation_max_error")) < 1e-12
+    assert (
+        kind("C000-88") == "holds only when" and float(v("positional_encoding/relative", "rotation_max_error")) < 1e-12
+    )
 
 
 @claim("C000-75")

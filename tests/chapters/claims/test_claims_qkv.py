@@ -4,11 +4,10 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from support import attend, claim, kind, oracle_attention, positional_encoding, softmax_row, v, W, X
+from hypothesis import given, strategies as st
 
 from lib.debug_tools import numeric_gradient
+from support import W, X, attend, claim, kind, oracle_attention, positional_encoding, softmax_row, v
 
 rng = np.random.default_rng(2)  # fresh draws for this file's tests
 

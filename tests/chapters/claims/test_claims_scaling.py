@@ -4,11 +4,10 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
+from hypothesis import given, strategies as st
 
 from lib.attention import softmax
+from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
 
 rng = np.random.default_rng(3)  # fresh draws for this file's tests
 
@@ -16,7 +15,9 @@ rng = np.random.default_rng(3)  # fresh draws for this file's tests
 def seed000_head(w_std, scale=True, seed=0):
     """Seed 000's head 0, written independently: X + PE (oracle), W with std w_std, causal mask."""
     local = np.random.default_rng(seed)
-    x = local.standard_normal((6, 128)) + np.array([[positional_encoding(p, i, 128) for i in range(128)] for p in range(6)])
+    x = local.standard_normal((6, 128)) + np.array(
+        [[positional_encoding(p, i, 128) for i in range(128)] for p in range(6)]
+    )
     w_q, w_k = local.standard_normal((2, 128, 64)) * w_std
     scores = (x @ w_q) @ (x @ w_k).T / (8.0 if scale else 1.0)
     return np.where(np.tril(np.ones((6, 6))) == 1, scores, -1e9)
@@ -55,7 +56,9 @@ def test_c000_19_jacobian_vanishes_when_saturated():
     assert np.abs(np.diag(one_hot) - np.outer(one_hot, one_hot)).max() == 0.0
     uniform = np.full(4, 0.25)
     assert np.linalg.norm(np.diag(uniform) - np.outer(uniform, uniform)) > 0.4
-    assert v("scaled_dot_product/saturation", "jacobian_unscaled_64") < v("scaled_dot_product/saturation", "jacobian_scaled_64")
+    assert v("scaled_dot_product/saturation", "jacobian_unscaled_64") < v(
+        "scaled_dot_product/saturation", "jacobian_scaled_64"
+    )
     assert kind("C000-19") == kind("C003-19") == "holds"
 
 

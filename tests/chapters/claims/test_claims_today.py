@@ -4,6 +4,7 @@ independent recomputation, with rotations written from cos and sin and attention
 import math
 
 import numpy as np
+
 from support import claim, kind, oracle_attention, v
 
 
@@ -15,7 +16,10 @@ def rotate(vector, m, base=10000.0, pairs=None):
     for i, (a_index, b_index) in enumerate(pairs):
         angle = m * base ** (-2 * i / d)
         a, b = vector[a_index], vector[b_index]
-        out[a_index], out[b_index] = a * math.cos(angle) - b * math.sin(angle), a * math.sin(angle) + b * math.cos(angle)
+        out[a_index], out[b_index] = (
+            a * math.cos(angle) - b * math.sin(angle),
+            a * math.sin(angle) + b * math.cos(angle),
+        )
     return out
 
 
@@ -72,8 +76,10 @@ def test_g24_the_pairings_convert_by_a_permutation():
 
 
 def past_training(theta_new, theta, trained, target):
-    return [0.0 if (trained - 1) * old >= 2 * math.pi else max((target - 1) * new - (trained - 1) * old, 0) / old
-            for new, old in zip(theta_new, theta)]
+    return [
+        0.0 if (trained - 1) * old >= 2 * math.pi else max((target - 1) * new - (trained - 1) * old, 0) / old
+        for new, old in zip(theta_new, theta)
+    ]
 
 
 THETA = [10000 ** (-2 * i / 128) for i in range(64)]
@@ -101,10 +107,14 @@ def test_g27_gqa_ends():
     q, k, vals = rng.normal(size=(4, 3, 2)), rng.normal(size=(4, 3, 2)), rng.normal(size=(4, 3, 2))
     out, _ = grouped_query_attention(q, k, vals)
     for i in range(4):
-        np.testing.assert_allclose(out[i], oracle_attention(q[i].tolist(), k[i].tolist(), vals[i].tolist())[0], rtol=1e-12)
+        np.testing.assert_allclose(
+            out[i], oracle_attention(q[i].tolist(), k[i].tolist(), vals[i].tolist())[0], rtol=1e-12
+        )
     out, _ = grouped_query_attention(q, k[:1], vals[:1])
     for i in range(4):
-        np.testing.assert_allclose(out[i], oracle_attention(q[i].tolist(), k[0].tolist(), vals[0].tolist())[0], rtol=1e-12)
+        np.testing.assert_allclose(
+            out[i], oracle_attention(q[i].tolist(), k[0].tolist(), vals[0].tolist())[0], rtol=1e-12
+        )
     assert v("kv_heads/groups", "mha_difference") == 0 == v("kv_heads/groups", "mqa_difference")
     assert kind("G-27") == "holds"
 

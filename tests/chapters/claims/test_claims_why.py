@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from support import attend, causal, claim, kind, softmax_row, TABLE_2, TABLE_3, text, v, W, X
+
+from support import TABLE_2, TABLE_3, W, X, attend, causal, claim, kind, softmax_row, text, v
 
 
 @claim("C000-07")
@@ -42,7 +43,10 @@ def test_c000_06_conv_layers_grow_linearly_or_logarithmically():
     n = 512
     contiguous = math.ceil((n - 1) / 2)  # receptive field 1 + 2L >= n for width-3 kernels
     dilated = math.ceil(math.log(n, 3) - 1e-12)  # 3^L >= n with dilations 1, 3, 9, ...
-    assert v("why_attention/path_length", "contiguous_512") == contiguous and v("why_attention/path_length", "dilated_512") == dilated
+    assert (
+        v("why_attention/path_length", "contiguous_512") == contiguous
+        and v("why_attention/path_length", "dilated_512") == dilated
+    )
     assert contiguous < n and dilated <= math.log2(n)
     assert kind("C000-06") == "does not hold"
 

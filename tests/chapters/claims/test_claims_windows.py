@@ -2,9 +2,9 @@
 recomputation (loops written from the window rule, closed-form position counts, the paper's words)."""
 
 import numpy as np
-from support import INVENTORY, X, W, attend, claim, kind, oracle_attention, v
 
 from lib.window_cache import attend_chunk, attend_chunk_trimmed_first, decode_in_chunks
+from support import INVENTORY, W, X, attend, claim, kind, oracle_attention, v
 
 
 def window(n, w):
@@ -34,7 +34,7 @@ def test_g08_mistral_span():
     assert (layers, w) == (32, 4096)
     for span in (v("sliding_window/memory", "mistral_span_paper"), v("sliding_window/memory", "mistral_span")):
         assert round(span / 1000) == 131  # "approximately 131K tokens"
-    assert "\"approximately 131K tokens\"" in INVENTORY["G-08"].evidence and kind("G-08") == "holds"
+    assert '"approximately 131K tokens"' in INVENTORY["G-08"].evidence and kind("G-08") == "holds"
 
 
 @claim("G-09")
@@ -43,8 +43,9 @@ def test_g09_rolling_cache_only_when_attending_first():
     weights = rng.normal(scale=8**-0.5, size=(4, 8, 8))
     x = rng.normal(size=(9, 8))
     # one head of width 8 through the loop oracle, window 3
-    out, _ = oracle_attention((x @ weights[0]).tolist(), (x @ weights[1]).tolist(), (x @ weights[2]).tolist(),
-                              window(9, 3))
+    out, _ = oracle_attention(
+        (x @ weights[0]).tolist(), (x @ weights[1]).tolist(), (x @ weights[2]).tolist(), window(9, 3)
+    )
     expected = np.array(out) @ weights[3]
     for chunk in range(1, 10):
         good, _ = decode_in_chunks(x, *weights, 1, 3, chunk, attend_chunk)
@@ -83,7 +84,10 @@ def test_g12_no_causal_mask_over_the_source():
 
 @claim("G-13")
 def test_g13_queries_come_from_the_decoder():
-    quote = "the queries come from the previous decoder layer, and the memory keys and values come from the output of the encoder"
+    quote = (
+        "the queries come from the previous decoder layer, and the memory keys and values come from the output "
+        "of the encoder"
+    )
     assert quote in INVENTORY["G-13"].evidence and "§3.2.3" in INVENTORY["G-13"].evidence
     assert kind("G-13") == "does not hold"
 
@@ -92,5 +96,9 @@ def test_g13_queries_come_from_the_decoder():
 def test_g14_source_keys_and_values_are_computed_once():
     assert v("cross_attention/decode", "max_error") < 1e-12
     l_q, l_k, d = (v("cross_attention/decode", k) for k in ("l_q", "l_k", "d_model"))
-    assert v("cross_attention/decode", "projections_every_step") == l_q * v("cross_attention/decode", "projections_once") == l_q * 2 * l_k * d * d
+    assert (
+        v("cross_attention/decode", "projections_every_step")
+        == l_q * v("cross_attention/decode", "projections_once")
+        == l_q * 2 * l_k * d * d
+    )
     assert kind("G-14") == "does not hold"
