@@ -112,7 +112,8 @@ def report(results):
 
 
 def build(project, names=None, force=False, jobs=None):
-    """Regenerate stale outputs (all named ones with force) and notebooks. Returns an exit status."""
+    """Regenerate stale outputs (all named ones with force), then, if every snippet ran, the notebooks. Returns an
+    exit status."""
     from .notebooks import write_notebooks
 
     start = time.perf_counter()
@@ -124,11 +125,13 @@ def build(project, names=None, force=False, jobs=None):
         for name in orphans(project, {p.name for p in plans}):
             shutil.rmtree(project.generated / name)
             print(f"removed outputs of deleted snippet {name}")
-    changed = write_notebooks(project)
-    for path in changed:
+    if failures:  # a page may quote what a failed snippet never wrote: its notebook waits for a clean run
+        print(
+            f"{len(failures)} snippet(s) failed: {', '.join(sorted(failures))}; notebooks not rewritten",
+            file=sys.stderr,
+        )
+        return 1
+    for path in write_notebooks(project):
         print(f"{'wrote' if path.exists() else 'removed'} {project.relative(path)}")
     print(f"outputs step took {time.perf_counter() - start:.2f} s")
-    if failures:
-        print(f"{len(failures)} snippet(s) failed: {', '.join(sorted(failures))}", file=sys.stderr)
-        return 1
     return 0

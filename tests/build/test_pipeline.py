@@ -10,7 +10,7 @@ import time
 import pytest
 
 from scripts import chapter_markdown
-from scripts.pipeline import keys, runner
+from scripts.pipeline import keys, notebooks as notebooks_module, runner
 from scripts.pipeline.build import build
 from scripts.pipeline.check import check
 from scripts.pipeline.notebooks import notebook_script
@@ -238,7 +238,7 @@ def test_check_catches_hand_edited_and_orphaned_outputs(project, capsys):
     "A failing snippet is reported with file, line and exception, and its previous outputs stay untouched",
     zh="失败的代码片段会连同文件、行号和异常一起报告，其先前的输出保持不变",
 )
-def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, capsys):
+def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, capsys, monkeypatch):
     build(project)
     before = snapshot(project)
     alpha = project.snippets / "chapter" / "alpha.py"
@@ -248,10 +248,13 @@ def test_failing_snippet_reports_file_line_and_keeps_previous_outputs(project, c
     beta = project.snippets / "chapter" / "beta.py"
     beta.write_text(beta.read_text() + "print('beta still runs')\n")
     capsys.readouterr()
+    notebooks_written = []
+    monkeypatch.setattr(notebooks_module, "write_notebooks", lambda project: notebooks_written.append(project) or [])
     assert build(project) == 1
     out, err = capsys.readouterr()
     assert f"{alpha}:15: ValueError: cannot reshape array of size 3 into shape (2,2)" in err
-    assert "1 snippet(s) failed: chapter/alpha" in err
+    assert "1 snippet(s) failed: chapter/alpha; notebooks not rewritten" in err
+    assert notebooks_written == [], "a page may quote a value the failed snippet never wrote"
     after = snapshot(project)
     assert {k: v for k, v in after.items() if "/alpha/" in k} == {k: v for k, v in before.items() if "/alpha/" in k}
     assert "beta still runs" in (project.generated / "chapter" / "beta" / "stdout.txt").read_text()
