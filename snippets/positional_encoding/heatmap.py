@@ -42,6 +42,11 @@ pe = sinusoidal_positions(n_positions, d_big)  # (64, 128)
 value("loop_max_error", np.max(np.abs(pe - pe_loop(n_positions, d_big))), "{:.1e}")
 value("heat_positions", n_positions)
 value("heat_d_model", d_big)
+column_range = pe.max(axis=0) - pe.min(axis=0)  # (128,): how far each column moves down the 64 positions
+value("right_half_first", d_big // 2)  # the right half's first column, a sine column
+value("right_half_sine_range", column_range[d_big // 2], "{:.2f}")
+still = value("still_threshold", 0.1)
+value("still_from", np.flatnonzero(column_range >= still)[-1] + 1)  # every column from here on moves less
 
 # --8<-- [start:add]
 tokens = tokenize(SENTENCE)

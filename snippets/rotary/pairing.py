@@ -48,15 +48,16 @@ unconverted = rotated_scores(w_q, w_k, "half")  # (h, L, L): the same weights, t
 print("head 1 columns after the permutation:", columns[:d_head].tolist())
 converted_error = np.max(np.abs(converted - interleaved))
 unconverted_error = np.max(np.abs(unconverted - interleaved))
+digits = "{:.3g}"  # the table and the prose show the same digits
 table(
     "pairings",
     ["weights", "pairing", "largest score difference from the trained model"],
     [["as trained", "interleaved (2i, 2i+1)", 0.0],
      ["columns permuted", "half (i, i + d/2)", converted_error],
      ["as trained", "half (i, i + d/2)", unconverted_error]],
-    fmt="{:.2g}",
+    fmt=digits,
 )
-value("converted_error", converted_error, "{:.1e}")
-value("unconverted_error", unconverted_error, "{:.2f}")
+value("converted_error", converted_error, digits)
+value("unconverted_error", unconverted_error, digits)
 value("score_range", np.max(np.abs(interleaved)), "{:.2f}")
 value("d_head", d_head)

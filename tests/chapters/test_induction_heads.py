@@ -30,7 +30,7 @@ from lib.induction import (
 )
 from lib.tiny_model import cross_entropy
 from scripts.pipeline.references import read_page, without_references
-from support import REPO, oracle_attention, published, published_table
+from support import REPO, flat_page, oracle_attention, published, published_table, text
 
 SEEDS = ("induction_heads/seed_0", "induction_heads/seed_1", "induction_heads/seed_2")
 UNSHOWN_SEEDS = (3, 4)  # the page: "The test suite trains seeds 3 and 4"
@@ -218,6 +218,22 @@ def test_ablation_breaks_the_copying(snippet):
     assert values["previous_score"] > 0.3 and values["induction_score"] > 0.5
     assert values["ablate_previous"] < values["ablate_control"] <= values["repeat_accuracy"] + 0.01
     assert values["ablate_layer0"] < 0.4 * values["repeat_accuracy"]
+
+
+def test_the_layer0_ablation_is_quoted_as_an_accuracy():
+    """The page once said switching off layer 0 "leaves 0.21, 0.24 and 0.25 of the repeat accuracy", which reads as
+    a share; the numbers are the ablation tables' accuracies, and read as shares they would be other numbers."""
+    for snippet in SEEDS:
+        values = published(snippet)
+        ablation = {row["switched off"]: row["repeat accuracy"] for row in published_table(snippet, "ablation")}
+        assert ablation["layer 0, both heads"] == text(snippet, "ablate_layer0")
+        assert ablation["nothing"] == text(snippet, "repeat_accuracy")
+        share = values["ablate_layer0"] / values["repeat_accuracy"]
+        assert f"{share:.2f}" != text(snippet, "ablate_layer0")  # as a share, the page would show other digits
+    quoted = ", ".join(f"{{{{ {snippet.replace('/', '.')}.ablate_layer0 }}}}" for snippet in SEEDS[:2])
+    page = flat_page("induction-heads.md")
+    assert f"leaves a repeat accuracy of {quoted} and {{{{ induction_heads.seed_2.ablate_layer0 }}}}" in page
+    assert "ablate_layer0 }} of the repeat accuracy" not in page
 
 
 @pytest.mark.parametrize("snippet", SEEDS)

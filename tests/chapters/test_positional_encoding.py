@@ -220,3 +220,25 @@ def test_shuffle_moves_rows_only_without_a_causal_mask():
     question = " ".join(PAGE.split("**The intuition.**")[0].split())
     assert "as long as every word may attend to every other, each word gets the same output row" in question
     assert "a [causal mask](masks.md), which comes later, breaks it" in question
+
+
+def test_the_heatmap_alt_text_says_how_far_the_right_half_moves():
+    """The heatmap's alt text once called the right half "almost constant": over positions 0 to 63 at d_model = 128
+    its first sine column moves by more than half of the scale. Recomputed with the formula oracle; both editions'
+    alt texts quote the snippet's numbers."""
+    values = published("positional_encoding/heatmap")
+    n, d = values["heat_positions"], values["heat_d_model"]
+    moves = [
+        max(column) - min(column) for column in ([positional_encoding(p, dim, d) for p in range(n)] for dim in range(d))
+    ]
+    first, still, threshold = values["right_half_first"], values["still_from"], values["still_threshold"]
+    assert first == d // 2 and values["right_half_sine_range"] == pytest.approx(moves[first], abs=1e-12)
+    assert moves[first] > 0.5  # the premise of "almost constant" fails
+    assert min(moves[first:still:2]) >= threshold > max(moves[still:])  # sine columns before `still` move, none after
+    assert moves[still - 1] >= threshold  # the last column that moves that far
+    for edition in ("docs", "docs-zh"):
+        page = (REPO / edition / "positional-encoding.md").read_text(encoding="utf-8")
+        (alt,) = re.findall(r"!\[([^\]]*)\]\(generated/positional_encoding/heatmap/pe-heatmap\.svg\)", page)
+        for name in ("right_half_first", "right_half_sine_range", "still_from", "still_threshold"):
+            assert f"{{{{ positional_encoding.heatmap.{name} }}}}" in alt, (edition, name)
+        assert "almost constant" not in alt and "几乎不变" not in alt

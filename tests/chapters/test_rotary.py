@@ -1,12 +1,13 @@
 """The rotary chapter: every sentence that describes its numbers, against recomputations written from the
 definitions (rotations by math.cos and math.sin, counts by loops), not through apply_rope."""
 
+import json
 import math
 
 import numpy as np
 import pytest
 
-from support import flat_page, published, published_table
+from support import INVENTORY, REPO, flat_page, published, published_table, text
 
 RELATIVE, PAIRING = published("rotary/relative"), published("rotary/pairing")
 WAVES, STRETCH = published("rotary/wavelengths"), published("rotary/stretch")
@@ -148,3 +149,24 @@ def test_the_seed_cold_start_meets_no_new_angle():
     theta = [10000 ** (-2 * i / 128) for i in range(64)]
     assert max(overshoots(theta, theta, 512, 128)) == 0.0 == STRETCH["seed_overshoot"]
     assert STRETCH["seed_unseen"] == 0
+
+
+def test_the_pairing_prose_quotes_the_digits_the_table_shows():
+    """The prose once said 1.98 where the table printed 2: both now show the same formatted value."""
+    rows = {row["weights"] + ", " + row["pairing"]: row for row in published_table("rotary/pairing", "pairings")}
+    column = "largest score difference from the trained model"
+    assert rows["columns permuted, half (i, i + d/2)"][column] == text("rotary/pairing", "converted_error")
+    assert rows["as trained, half (i, i + d/2)"][column] == text("rotary/pairing", "unconverted_error")
+
+
+def test_the_cold_start_claim_names_its_source():
+    """The page once called seed 000's tip "a common tutorial claim"; it names the section the claims page audits
+    it under (C000-74 to C000-76), and so does the Chinese page."""
+    sources = {INVENTORY[cid].source for cid in ("C000-74", "C000-75", "C000-76")}
+    assert sources == {"000 §5.2"}
+    coverage = json.loads((REPO / "tests/chapters/claims/seed_coverage.json").read_text(encoding="utf-8"))
+    (tip,) = [entry["starts"] for entry in coverage if "C000-74" in entry.get("claims", [])]
+    assert tip.startswith("技巧3位置编码的“冷启动”陷阱")  # "tip 3: the 'cold start' trap of position encodings"
+    assert "Seed tutorial 000 (§5.2, its third tip) claims that fine-tuning" in flat_page("rotary.md")
+    assert "A common tutorial claim" not in flat_page("rotary.md")
+    assert "种子教程 000 在“位置编码的‘冷启动’陷阱”一段中说" in flat_page("rotary.md", "docs-zh")
