@@ -9,7 +9,9 @@ import re
 import pytest
 from markdown.extensions.toc import slugify
 
+import lib
 from lib import corrections as reader
+from scripts.pipeline.notebooks import data_files
 from scripts.pipeline.references import read_page
 from support import DOCS, DOCS_ZH, PROJECT, REPO, flat_page, published, published_table
 
@@ -80,6 +82,14 @@ def test_every_value_a_record_quotes_is_published(correction):
     for field in reader.FIELDS:
         for snippet, name in read_page(getattr(correction, field)).values:
             assert name in published(snippet), f"{correction.id}: field {field}: no value {name} in {snippet}"
+
+
+def test_a_notebook_carries_the_file_and_the_reader_reads_that_copy(monkeypatch):
+    carried = data_files(PROJECT, ["corrections/listing"])
+    assert carried == {reader.DATA: TEXT}
+    changed = first_record_changed("::test_", "::test_carried_")
+    monkeypatch.setattr(lib, "data_files", {reader.DATA: changed}, raising=False)
+    assert reader.load()[0].test.partition("::")[2].startswith("test_carried_")
 
 
 def first_record_changed(old, new):
