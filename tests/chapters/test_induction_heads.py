@@ -240,7 +240,7 @@ def test_one_layer_forms_no_induction_head(snippet):
     "previous-token head, and fails on random periods",
     zh="在三个种子中的每一个上，固定周期的模型在自己的周期上几乎完美地复制，却没有前一词元头，在随机周期上失败",
 )
-def test_the_shortcut_copies_without_an_induction_head(snippet):
+def test_the_shortcut_copies_without_a_previous_token_head(snippet):
     values = published(snippet)
     assert values["shortcut_own_accuracy"] > 0.98
     assert values["shortcut_previous"] < 0.2 < values["previous_score"]
@@ -334,7 +334,11 @@ def test_the_gradient_check_counts_three_tiny_models():
     cases = [case for case in rows[0] if case != "parameter"]
     per_case = {case: sum(sizes.get(row["parameter"], 16) for row in rows if row[case] != "-") for case in cases}
     values = published("induction_heads/gradcheck")
-    assert per_case == {cases[0]: values["n_two_layer"], cases[1]: values["n_two_layer"], cases[2]: values["n_one_layer"]}
+    assert per_case == {
+        cases[0]: values["n_two_layer"],
+        cases[1]: values["n_two_layer"],
+        cases[2]: values["n_one_layer"],
+    }
     assert values["n_checked"] == sum(per_case.values()) > max(per_case.values())
     assert max(per_case.values()) < published("induction_heads/task")["n_parameters"] / 10
 
