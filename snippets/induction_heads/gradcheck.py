@@ -42,13 +42,16 @@ def relative_errors(params, tokens, n_heads, ablate=(), h=1e-5):
 
 tokens, _ = repeat_batch(np.random.default_rng(0), batch_size=3, seq_len=6, vocab_size=5, min_repeat=2)
 cases = [("2 layers", 2, ()), ("2 layers, layer 0 head 1 off", 2, {(0, 1)}), ("1 layer", 1, ())]
-errors, n_checked = {}, 0
+errors, n_params = {}, {}
 for label, n_layers, ablate in cases:
     params = init_params(vocab_size=5, seq_len=6, d_model=4, n_layers=n_layers, seed=1)
     errors[label] = relative_errors(params, tokens, n_heads=2, ablate=ablate)
-    n_checked += sum(p.size for p in params.values())
+    n_params[n_layers] = sum(p.size for p in params.values())
+n_checked = sum(n_params[n_layers] for _, n_layers, _ in cases)
 names = list(errors["2 layers"])
 table("errors", ["parameter", *errors], [[name, *(e.get(name, "-") for e in errors.values())] for name in names],
       fmt="{:.1e}")
 value("max_rel_error", max(max(e.values()) for e in errors.values()), "{:.1e}")
-value("n_checked", n_checked)
+value("n_checked", n_checked)  # the two-layer model's parameters count twice: with and without a head
+value("n_two_layer", n_params[2])
+value("n_one_layer", n_params[1])

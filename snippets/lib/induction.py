@@ -259,11 +259,12 @@ def run(seed, n_layers=2, period=None, steps=None, every=None, config=CONFIG):
     return params, history
 
 
-def jump(history, layer=1, window=50):
+def jump(history, layer=1, window=50, plateau_share=0.1):
     """Where the best induction score of ``layer`` (the final one's head) rises fastest over ``window`` steps.
 
-    Returns dict(start, end, head, gain_share, loss_drop_share): the window, and the shares of the whole run's
-    induction gain and repeat-loss drop that happen inside it.
+    Returns dict(start, end, head, gain_share, loss_drop_share, before_share, plateau_end): the window, the shares
+    of the whole run's induction gain and repeat-loss drop that happen inside it, the share of the gain made before
+    it, and the first measured step where the score has made ``plateau_share`` of its gain (the plateau's end).
     """
     steps = np.array([h["step"] for h in history])
     every = steps[1] - steps[0]
@@ -274,10 +275,13 @@ def jump(history, layer=1, window=50):
     loss = np.array([h["repeat_loss"] for h in history])
     lag = window // every
     start = int(np.argmax(score[lag:] - score[:-lag]))  # index of the window's first measurement
+    gained = (score - score[0]) / (score[-1] - score[0])  # (n_measured,): share of the whole gain made so far
     return dict(
         start=int(steps[start]), end=int(steps[start + lag]), head=head,
         gain_share=(score[start + lag] - score[start]) / (score[-1] - score[0]),
         loss_drop_share=(loss[start] - loss[start + lag]) / (loss[0] - loss[-1]),
+        before_share=gained[start],
+        plateau_end=int(steps[np.argmax(gained >= plateau_share)]),
     )
 
 
@@ -362,6 +366,8 @@ def seed_values(result):
         "jump_window": (two["jump"]["end"] - two["jump"]["start"], "{}"),
         "jump_gain_share": (two["jump"]["gain_share"], "{:.2f}"),
         "jump_loss_share": (two["jump"]["loss_drop_share"], "{:.2f}"),
+        "before_jump_share": (two["jump"]["before_share"], "{:.2f}"),
+        "plateau_end": (two["jump"]["plateau_end"], "{}"),
         "previous_head": (previous_head, "{}"),
         "control_head": (control_head, "{}"),
         "ablate_previous": (two["ablations"][0, previous_head], "{:.2f}"),
@@ -373,4 +379,6 @@ def seed_values(result):
         "shortcut_random_accuracy": (short["final"]["repeat_accuracy"], "{:.2f}"),
         "shortcut_previous": (short["final"]["scores"][0][0].max(), "{:.2f}"),
         "shortcut_own_layer0_induction": (short["on_own_period"]["scores"][0][1].max(), "{:.2f}"),
+        "shortcut_own_induction": (short["on_own_period"]["scores"][-1][1].max(), "{:.2f}"),
+        "shortcut_random_induction": (short["final"]["scores"][-1][1].max(), "{:.2f}"),
     }

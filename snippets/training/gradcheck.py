@@ -53,13 +53,16 @@ cases = [
     ("reverse task (8 queries)", reverse_batch(rng, 4), 10, {}),
     ("reverse task, no positions", reverse_batch(rng, 4), 10, {"positions": False}),
 ]
-rows, all_errors, n_checked = [], [], 0
+rows, all_errors, n_params = [], [], {}
 for label, batch, vocab_size, options in cases:
     params = init_params(vocab_size, d_model=8, d_k=6, seed=1)
     errors = relative_errors(params, batch, **options)
     rows.append([label, *errors.values()])
     all_errors += errors.values()
-    n_checked += sum(p.size for p in params.values())
+    n_params[label] = sum(p.size for p in params.values())
+n_checked = sum(n_params.values())  # each task's model counts twice: the same parameters in two cases
 table("errors", ["case", *params.keys()], rows, fmt="{:.1e}")
 value("max_rel_error", max(all_errors), "{:.1e}")
 value("n_checked", n_checked)
+value("n_reference", n_params["reference task (padding mask)"])
+value("n_reverse", n_params["reverse task (8 queries)"])

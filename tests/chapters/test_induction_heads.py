@@ -30,7 +30,7 @@ from lib.induction import (
 )
 from lib.tiny_model import cross_entropy
 from scripts.pipeline.references import read_page, without_references
-from support import REPO, flat_page, oracle_attention, published, published_table, text
+from support import REPO, flat_page, oracle_attention, published, published_table, section_output, text
 
 SEEDS = ("induction_heads/seed_0", "induction_heads/seed_1", "induction_heads/seed_2")
 UNSHOWN_SEEDS = (3, 4)  # the page: "The test suite trains seeds 3 and 4"
@@ -256,7 +256,7 @@ def test_one_layer_forms_no_induction_head(snippet):
     "previous-token head, and fails on random periods",
     zh="在三个种子中的每一个上，固定周期的模型在自己的周期上几乎完美地复制，却没有前一词元头，在随机周期上失败",
 )
-def test_the_shortcut_copies_without_an_induction_head(snippet):
+def test_the_shortcut_copies_without_a_previous_token_head(snippet):
     values = published(snippet)
     assert values["shortcut_own_accuracy"] > 0.98
     assert values["shortcut_previous"] < 0.2 < values["previous_score"]
@@ -276,6 +276,87 @@ def test_the_induction_score_jumps(snippet):
     assert values["jump_gain_share"] > 2.5 * window_share
     assert values["jump_loss_share"] > 2 * window_share
     assert values["jump_start"] >= 100  # after a plateau, not at the start
+
+
+def _printed_induction_shares():
+    """Seed 0's progress output read back: {step: share of the best layer-1 head's whole induction rise made by
+    then}, from the printed two-decimal scores (the head that ends highest)."""
+    rows = section_output("induction_heads/seed_0", "progress").splitlines()[1:]
+    steps, scores = [], []
+    for row in rows:
+        steps.append(int(row.split()[0]))
+        scores.append([float(x) for x in re.findall(r"\[([^]]*)\]", row)[1].split()])  # the layer-1 column
+    best = np.array(scores)[:, int(np.argmax(scores[-1]))]
+    return dict(zip(steps, (best - best[0]) / (best[-1] - best[0])))
+
+
+def test_most_of_the_run_is_not_a_plateau():
+    """Seed 0's printed progress: a share of the induction rise well above the window's is made before the window,
+    and the plateau (less than a tenth of the rise made) ends before step plateau_end, not at the window."""
+    values = published("induction_heads/seed_0")
+    shares = _printed_induction_shares()
+    rounding = 0.02  # two printed decimals on scores whose whole rise is about 0.6
+    before = max(step for step in shares if step <= values["jump_start"])
+    assert shares[before] > values["jump_gain_share"] + rounding  # the old page: "almost nothing happens" before
+    assert values["before_jump_share"] >= shares[before] - rounding
+    assert all(share < 0.1 + rounding for step, share in shares.items() if step < values["plateau_end"])
+    assert shares[values["plateau_end"] + 50 - values["plateau_end"] % 50] >= 0.1 - rounding
+    assert 100 <= values["plateau_end"] < values["jump_start"] - 100
+
+
+@pytest.mark.parametrize("snippet", SEEDS)
+def test_the_rise_is_sudden_only_in_part(snippet):
+    """On each seed: a plateau, then a large share of the rise before the fastest window, as the page says."""
+    values = published(snippet)
+    assert values["plateau_end"] >= 100
+    assert 0.3 < values["before_jump_share"] and values["before_jump_share"] + values["jump_gain_share"] < 1
+
+
+@pytest.mark.parametrize("snippet", SEEDS)
+def test_the_shortcut_scores_as_an_induction_head_on_its_own_period(snippet):
+    """On its own period the fixed-period model's last layer scores at least 0.9 of the two-layer model's induction
+    score, and under a third of that on random periods: on a fixed period the score does not show that it has no
+    induction head (the old page said it had none)."""
+    runs = {row["model"]: row for row in published_table(snippet, "runs")}
+    column = "induction score (last layer)"
+    own = float(runs["2 layers, fixed period, on its own period"][column])
+    random_periods = float(runs["2 layers, fixed period"][column])
+    assert own >= 0.9 * float(runs["2 layers"][column])
+    assert random_periods < own / 3
+    values = published(snippet)
+    assert values["shortcut_own_induction"] == pytest.approx(own, abs=0.005)
+    assert values["shortcut_random_induction"] == pytest.approx(random_periods, abs=0.005)
+
+
+def test_numbers_of_one_seed_say_so():
+    """Every section quoting seed 0's numbers and no other seed's names seed 0; only seed 0 has curves, maps and
+    progress output."""
+    for folder, marker in (("docs", "seed 0"), ("docs-zh", "种子 0")):
+        text = (REPO / folder / "induction-heads.md").read_text(encoding="utf-8")
+        for section in re.split(r"\n## ", text)[1:]:
+            quoted = set(re.findall(r"induction_heads\.(seed_\d)\.", section))
+            if quoted == {"seed_0"}:
+                assert marker in without_references(section), (folder, section.splitlines()[0])
+    for seed in (1, 2):
+        folder = REPO / "docs" / "generated" / "induction_heads" / f"seed_{seed}"
+        assert not list(folder.glob("*.svg")) and not list(folder.glob("output-*.txt"))
+
+
+def test_the_gradient_check_counts_three_tiny_models():
+    """n_checked adds up the parameters of each case of the table (V = 5, L = 6, d_model = 4): the same two-layer
+    model twice and the one-layer model, all far smaller than the model the page trains."""
+    sizes = {"embed": 5 * 4, "pos": 6 * 4, "unembed": 4 * 5}  # the rest are (d_model, d_model) projections
+    rows = published_table("induction_heads/gradcheck", "errors")
+    cases = [case for case in rows[0] if case != "parameter"]
+    per_case = {case: sum(sizes.get(row["parameter"], 16) for row in rows if row[case] != "-") for case in cases}
+    values = published("induction_heads/gradcheck")
+    assert per_case == {
+        cases[0]: values["n_two_layer"],
+        cases[1]: values["n_two_layer"],
+        cases[2]: values["n_one_layer"],
+    }
+    assert values["n_checked"] == sum(per_case.values()) > max(per_case.values())
+    assert max(per_case.values()) < published("induction_heads/task")["n_parameters"] / 10
 
 
 def test_the_seed_snippets_differ_only_in_the_seed():

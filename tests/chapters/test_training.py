@@ -25,7 +25,7 @@ from lib.tiny_model import (
     train,
 )
 from scripts.pipeline.references import read_page
-from support import REPO, flat_page, published
+from support import REPO, flat_page, published, published_table
 
 ANIMAL_IDS = {REFERENCE_VOCAB.index(a) for a in ANIMALS}
 
@@ -237,6 +237,23 @@ def test_published_model_gradcheck():
     assert published("training/gradcheck")["max_rel_error"] < 1e-7
 
 
+def test_the_gradient_check_counts_two_small_models_twice():
+    """n_checked adds up each case's parameters (d_model = 8, d_k = 6; V = 37 words or 10 symbols): each task's
+    small model twice, all smaller than the model the page trains on the reference task."""
+    rows = published_table("training/gradcheck", "errors")
+
+    def size(vocab):  # embed (V, 8), w_q and w_k (8, 6), w_v (8, 8), w_o (8, V), b_o (V,)
+        return vocab * 8 + 2 * 8 * 6 + 8 * 8 + 8 * vocab + vocab
+
+    vocab = published("training/reference")["vocab_size"]
+    expected = {"reference": size(vocab), "reverse": size(10)}  # reverse.py: N_SYMBOLS = 10
+    assert [row["case"].split()[0] for row in rows] == ["reference", "reference", "reverse", "reverse"]
+    values = published("training/gradcheck")
+    assert (values["n_reference"], values["n_reverse"]) == (expected["reference"], expected["reverse"])
+    assert values["n_checked"] == 2 * (expected["reference"] + expected["reverse"])
+    assert expected["reference"] < published("training/reference")["n_parameters"]
+
+
 @pytest.mark.claim(
     "The checkpoint figures' alt texts are generated from the plotted weights: at step 0 several rows already "
     "put 0.45 or more on one word, so 'spread thin' would be false",
@@ -278,8 +295,6 @@ def test_the_chinese_descriptions_quote_the_same_numbers(snippet):
     zh="不缩放时，每次运行最终的准确率和注意力准确率都落后于每次缩放的运行，但损失并非如此：不缩放的最佳损失低于缩放的最差损失，与页面所述一致",
 )
 def test_unscaled_runs_trail_in_accuracy_but_overlap_in_loss():
-    from support import published_table
-
     rows = published_table("training/scaling", "final")
     group = {name: [r for r in rows if r["attention"] == name] for name in ("scaled", "unscaled")}
     for column in ("accuracy", "attention accuracy"):
