@@ -97,7 +97,14 @@ value("att_max", far.max(), "{:.3f}")
 trend = np.polyfit(distance[1:], np.log(far), 1)[0]  # log-linear fit over distances 1 .. L-1
 value("att_trend", np.exp(trend * (L - 2)), "{:.2f}")  # fitted change from distance 1 to L-1
 value("rnn_trend", np.exp(slope * (L - 2)), "{:.0e}")  # the same for the gain-1 RNN
-value("crossing", int(np.argmax(typical[1.0] < far.min())))
+# same-distance crossing: the first distance from which on the gain-1 RNN stays below attention
+not_below = distance[1:][typical[1.0][1:] >= far]  # distances where the RNN passes at least as much
+crossing = int(not_below[-1]) + 1 if len(not_below) else 1
+value("crossing", crossing)
+value("rnn_at_crossing", typical[1.0][crossing], "{:.4f}")
+value("att_at_crossing", att_typical[crossing], "{:.4f}")
+value("rnn_before_crossing", typical[1.0][crossing - 1], "{:.4f}")
+value("att_before_crossing", att_typical[crossing - 1], "{:.4f}")
 
 fig, ax = plt.subplots(num="gradient-vs-distance", figsize=(6.4, 4.2))
 for g, colour in zip(gains, (COLORS[3], COLORS[1], COLORS[4])):

@@ -11,12 +11,14 @@ from markdown.extensions.toc import slugify
 
 import lib
 from lib import corrections as reader
+from lib.claims import load as load_claims
 from scripts.pipeline.notebooks import data_files
 from scripts.pipeline.references import read_page
 from support import DOCS, DOCS_ZH, PROJECT, REPO, flat_page, published, published_table
 
 TEXT = (PROJECT.snippets / reader.DATA).read_text(encoding="utf-8")
 CORRECTIONS = reader.load()
+CLAIMS = load_claims().claims
 FIRST = TEXT.index("\n[[corrections]]\n")  # the first record runs to the second one
 SECOND = TEXT.index("\n[[corrections]]\n", FIRST + 1)
 FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
@@ -27,6 +29,13 @@ EDITIONS = {"en": DOCS, "zh": DOCS_ZH}
 def anchors(markdown):
     """The ids of a page's headings: each one's ``{#id}``, else the id MkDocs makes from its text."""
     return {match["id"] or slugify(match["text"], "-") for match in HEADING.finditer(FENCE.sub("", markdown))}
+
+
+def claim_row(claim, language):
+    """A claims row as one line, as a correction quotes it: "<id> <claim> Verdict: <verdict>. <evidence>"."""
+    if language == "en":
+        return f"{claim.id} {claim.claim} Verdict: {claim.verdict_en}. {claim.evidence}"
+    return f"{claim.id} {claim.claim_zh}结论：{claim.verdict_zh}。{claim.evidence_zh}"
 
 
 def by_id(correction):
@@ -71,6 +80,8 @@ def test_the_new_wording_stands_and_the_old_is_gone(correction, language):
     """Compared with the page's source, references {{ … }} as written; an edition that was already right keeps
     its sentence (old and new the same)."""
     page = flat_page(correction.page.partition("#")[0], EDITIONS[language].name)
+    if correction.page.startswith("claims.md#"):  # a claims row: its text is the claims file's, as the page shows it
+        page += "\n".join(claim_row(claim, language) for claim in CLAIMS)
     old, new = (correction.old, correction.new) if language == "en" else (correction.old_zh, correction.new_zh)
     assert " ".join(new.split()) in page, f"{correction.id}: the new wording is not on {correction.page} ({language})"
     if old != new:

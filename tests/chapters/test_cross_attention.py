@@ -71,6 +71,21 @@ def test_wrong_masks_and_shapes_are_refused_with_their_shapes():
         cross_attention(x[..., :6], kv, w[0], w[3], 2)
 
 
+@pytest.mark.claim(
+    "In every sentence of the batch, the first target word has weight on every source word in every head and none "
+    "on the padding",
+    zh="在批量中的每个句子里，第一个目标词在每个头中都给每个源词一些权重，而不给填充位置任何权重",
+)
+def test_the_first_target_word_sees_every_sentence_source():
+    snippet = run_snippet("cross_attention/attend")
+    weights, lengths = snippet["weights"], snippet["lengths"]
+    assert len(lengths) > 1 and min(lengths) < max(lengths)  # more than one sentence, one of them padded
+    for sentence, length in enumerate(lengths):
+        first = weights[sentence, :, 0, :]  # (h, L_k)
+        assert (first[:, :length] > 0).all() and (first[:, length:] == 0).all(), f"sentence {sentence}"
+    assert published("cross_attention/attend")["first_query_sees_whole_source"] is True
+
+
 def test_the_snippet_values_describe_its_weights_and_figure():
     snippet = run_snippet("cross_attention/attend")
     weights, lengths = snippet["weights"], snippet["lengths"]

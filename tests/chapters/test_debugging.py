@@ -596,6 +596,17 @@ def test_unused_position_rows_get_no_gradient():
 
 
 @pytest.mark.claim(
+    "A zero gradient does not keep a row: the site's Adam with weight decay shrinks the unused rows of a position "
+    "table, without weight decay it leaves them exactly as they were",
+    zh="梯度为零并不能让一行保持不变：本站带权重衰减的 Adam 会缩小位置表中用不到的行，不做权重衰减时才让它们原样不动",
+)
+def test_weight_decay_moves_rows_without_gradient():
+    assert value("debugging/positions", "adam_weight_decay") > 0
+    assert value("debugging/positions", "unused_kept_decay") < 0.9
+    assert value("debugging/positions", "unused_change_no_decay") == 0.0
+
+
+@pytest.mark.claim(
     "Resampling sinusoidal encodings down to 128 positions and back destroys the fast dimensions, keeps the slow ones",
     zh="把正弦位置编码重采样到 128 个位置再还原，会破坏变化快的维度，保留变化慢的维度",
 )

@@ -69,6 +69,15 @@ def test_cache_bytes_of_the_cited_configurations():
     assert CACHE["deepseek_fraction"] == pytest.approx(mha / latent)
 
 
+@pytest.mark.claim(
+    "DeepSeek-V2's latent cache is not 2 × layers × h_kv × d_head × 2 bytes for any whole number of key/value heads",
+    zh="DeepSeek-V2 的潜向量缓存，对任何整数个键/值头，都不等于 2 × 层数 × h_kv × d_head × 2 字节",
+)
+def test_the_latent_cache_is_not_the_key_value_formula():
+    per_kv_head = 2 * DEEPSEEK["layers"] * DEEPSEEK["d_h"] * 2  # bytes per token of one key/value head
+    assert CACHE["deepseek_kib"] * 1024 % per_kv_head != 0
+
+
 def test_mean_pool_is_the_average_of_each_groups_heads():
     mean_pool = run_snippet("kv_heads/mean_pool")["mean_pool"]
     w = np.random.default_rng(8).normal(size=(5, 12))  # d_model 5, 6 heads of width 2

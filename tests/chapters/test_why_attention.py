@@ -136,6 +136,17 @@ def test_gradient_vanishes_for_the_rnn_and_not_for_attention():
     assert 4 < crossing < 20
 
 
+@pytest.mark.claim(
+    "From the published crossing distance on, the gain-1 RNN passes less gradient than attention at the same "
+    "distance, and one step closer it passes more",
+    zh="从公布的交叉距离起，在同一距离上，增益为 1 的 RNN 传过去的梯度比注意力少；再近一步则比注意力多",
+)
+def test_crossing_compares_the_same_distance():
+    values = published("why_attention/rnn_gradient")
+    assert values["rnn_at_crossing"] < values["att_at_crossing"]
+    assert values["rnn_before_crossing"] >= values["att_before_crossing"]
+
+
 # ---------------------------------------------------------------- the paper, quoted
 
 
