@@ -46,11 +46,13 @@ class Correction:
 
     def row(self, language="en"):
         """The record as a row of the corrections table in ``language`` ("en" or "zh"); the page link is written
-        ``[→](page.md#anchor)``, which the site gives the page's title (scripts/chapter_list.py)."""
+        ``[→](page.md#anchor)``, which the site gives the page's title (scripts/chapter_list.py), and a link the
+        wording makes within its own page, ``](#anchor)``, is pointed at that page."""
         link, test = f"[→]({self.page})", f"`{self.test}`"
-        if language == "en":
-            return [self.date, link, self.old, self.new, self.evidence, test]
-        return [self.date, link, self.old_zh, self.new_zh, self.evidence_zh, test]
+        english = language == "en"
+        texts = [self.old, self.new, self.evidence] if english else [self.old_zh, self.new_zh, self.evidence_zh]
+        page = self.page.partition("#")[0]
+        return [self.date, link, *(text.replace("](#", f"]({page}#") for text in texts), test]
 
 
 def read_text():

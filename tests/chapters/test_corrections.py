@@ -4,6 +4,7 @@ old wording is gone, every value it quotes is published, the page's table lists 
 record is refused with an error naming the record and the field."""
 
 import ast
+import json
 import re
 
 import pytest
@@ -86,6 +87,17 @@ def test_the_new_wording_stands_and_the_old_is_gone(correction, language):
     assert " ".join(new.split()) in page, f"{correction.id}: the new wording is not on {correction.page} ({language})"
     if old != new:
         assert " ".join(old.split()) not in page, f"{correction.id}: the old wording is still on {correction.page}"
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_a_link_within_a_corrected_page_points_at_that_page_from_the_corrections_page(language):
+    """A wording that links a heading of its own page (``](#seeds)``) would point at the corrections page."""
+    rows = (PROJECT.generated / "corrections/listing").joinpath(
+        "table-corrections.json" if language == "en" else "table-corrections.zh.json"
+    )
+    cells = [cell for row in json.loads(rows.read_text(encoding="utf-8"))["rows"] for cell in row]
+    assert any("induction-heads.md#seeds)" in cell for cell in cells)
+    assert not [cell for cell in cells if "](#" in cell]
 
 
 @pytest.mark.parametrize("correction", CORRECTIONS, ids=by_id)
