@@ -164,7 +164,8 @@ def built_site(request, tmp_path_factory):
 def small_site(tmp_path):
     """A copy of the project whose site builds in seconds, for tests that serve or deploy it: the Makefile, both
     editions' configuration without their nav (it lists every chapter), the theme, the build, the snippets' library
-    and the tests (the ledger lists their claims); in each edition a home page and the ledger, and no chapter."""
+    and the tests (the ledger lists their claims); in each edition a home page and the ledger (its link to the
+    corrections page made plain text), and no chapter."""
     root = tmp_path / "project"
     for name in (
         ".gitignore",
@@ -185,6 +186,8 @@ def small_site(tmp_path):
             shutil.copy(source, target)
     for config in ("mkdocs.yml", "mkdocs.zh.yml"):
         (root / config).write_text(re.sub(r"^nav:\n(?:[ -].*\n)*", "", (REPO / config).read_text(), flags=re.M))
+    for ledger in (root / "docs" / "ledger.md", root / "docs-zh" / "ledger.md"):  # no corrections page here
+        ledger.write_text(re.sub(r"\[([^\]]+)\]\(corrections\.md\)", r"\1", ledger.read_text(encoding="utf-8")))
     for folder in ("docs/generated", "docs/notebooks", "docs-zh/notebooks"):
         (root / folder).mkdir()
     for link in ("assets", "generated"):  # the Chinese edition quotes the English outputs

@@ -339,7 +339,8 @@ def test_numbers_of_one_seed_say_so():
                 assert marker in without_references(section), (folder, section.splitlines()[0])
     for seed in (1, 2):
         folder = REPO / "docs" / "generated" / "induction_heads" / f"seed_{seed}"
-        assert not list(folder.glob("*.svg")) and not list(folder.glob("output-*.txt"))
+        assert not list(folder.glob("*.svg"))
+        assert not list(folder.glob("output-*.txt"))
 
 
 def test_the_gradient_check_counts_three_tiny_models():

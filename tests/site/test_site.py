@@ -135,7 +135,9 @@ def test_the_ledger_is_light_lists_every_claim_and_never_says_not_run(built_site
     """Mid-run the ledger may or may not have a complete record of this commit (tests/chapters/test_ledger.py covers
     each case); either way every claim test is listed once, in collapsed groups, on a light page."""
     path = built_site / "ledger" / "index.html"
-    assert path.stat().st_size < 150_000, f"the ledger page weighs {path.stat().st_size} bytes"
+    # 150,213 bytes (Chinese 151,982) with 274 claims and today's quoted values, on 2026-12-05: the page grows with
+    # the site; a budget per listed row would follow it better than this one figure
+    assert path.stat().st_size < 160_000, f"the ledger page weighs {path.stat().st_size} bytes"
     article = page_html(built_site, "ledger").find("article")
     text = article.get_text()
     assert "not run" not in text
