@@ -38,6 +38,9 @@ IMAGE_WITHOUT_ALT = re.compile(r"<img(?![^>]*\balt=)([^>]*)>")
 FOCUSABLE_DIV = re.compile(r'<div class="([^"]*\b(?:jp-Cell-inputWrapper|jp-OutputArea-output)\b[^"]*)"([^>]*)>')
 HEADING = re.compile(r"^#{1,6} (.+?)[ \t]*$", re.MULTILINE)
 MISSING_ALT = "No description has been provided for this image"  # the text nbconvert gives an image without one
+# The words the template gives each code cell's copy button: its name, and the notice it shows once it has copied.
+COPY_BUTTON_NAME = re.compile(r'(<clipboard-copy [^>]*aria-label=")Copy to Clipboard(")')
+COPIED_NOTICE = re.compile(r'(<span class="notice" hidden>)Copied!(</span>)')
 
 
 class _HTMLExporter(HTMLExporter):
@@ -65,6 +68,21 @@ def focusable(page):
         ),
         page,
     )
+
+
+def copy_buttons_in(page, words):
+    """A rendered notebook page whose code cells' copy buttons speak the edition's language: ``words`` is the
+    edition's ``theme`` words (scripts/words/). Stops the build when a copy button is not worded as expected."""
+    buttons = page.count("<clipboard-copy")
+    page, named = COPY_BUTTON_NAME.subn(rf"\g<1>{words['copy_cell']}\g<2>", page)
+    page, notices = COPIED_NOTICE.subn(rf"\g<1>{words['copied']}\g<2>", page)
+    if not buttons == named == notices:
+        raise Abort(
+            f"{buttons} copy buttons, {named} named 'Copy to Clipboard' and {notices} noticing 'Copied!': "
+            f"{HTML_TEMPLATE} of mkdocs-jupyter {version('mkdocs-jupyter')} words them otherwise; update "
+            "COPY_BUTTON_NAME and COPIED_NOTICE in scripts/notebook_export.py"
+        )
+    return page
 
 
 @functools.cache

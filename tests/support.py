@@ -246,15 +246,14 @@ TABLE_3 = {
 # ------------------------------------------------------------------ English left in Chinese generated text
 # The one list of words Chinese text may keep in Latin letters (snippets/lib/zh.latin.toml), beyond what
 # is not a word there: value references, link targets, file and module paths, quoted English passages and titles
-# (“...”, 《...》), code, math and identifiers (lib.zh.english_words), the examples' tokens.
-LATIN_IN_CHINESE = frozenset(
-    word
-    for group in tomllib.loads((REPO / "snippets/lib/zh.latin.toml").read_text(encoding="utf-8"))["words"].values()
-    for word in group
-)
+# (“...”, 《...》), names of several words (its [phrases]), code, math and identifiers (lib.zh.english_words), the
+# examples' tokens.
+_LATIN = tomllib.loads((REPO / "snippets/lib/zh.latin.toml").read_text(encoding="utf-8"))
+LATIN_IN_CHINESE = frozenset(word for group in _LATIN["words"].values() for word in group)
 _NOT_CHECKED = re.compile(
     VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
-    r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*"
+    r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*|(?<![A-Za-z0-9])\.[a-z]+\b"  # a path, a file's extension
+     + "".join(f"|{re.escape(phrase)}" for group in _LATIN["phrases"].values() for phrase in group)
 )
 
 

@@ -1,6 +1,7 @@
 """MkDocs hooks for the two editions (scripts/editions.py): the English build starts the Chinese one beside it
 and moves it into <site>/zh/; the Chinese one translates the labels of the menu it inherits
-(scripts/chapter_list.py); each page's language switch and hreflang links name its twin in the other edition
+(scripts/chapter_list.py); the templates get their edition's words (``config.extra.words``, scripts/words/); each
+page's language switch and hreflang links name its twin in the other edition
 (scripts/addresses.py gives each edition its address)."""
 
 import sys
@@ -11,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hoo
 from scripts import addresses, editions, serve_rebuilds
 from scripts.chapter_list import translate_nav
 from scripts.pipeline.project import REPO
+from scripts.words import words
 
 
 class Editions:
@@ -28,6 +30,7 @@ class Editions:
     def on_config(self, config):
         if config["nav"] and "nav_labels" in config.extra:  # the Chinese edition: mkdocs.yml's menu, translated
             config["nav"] = translate_nav(config["nav"], config.extra["nav_labels"])
+        config.extra["words"] = words(config.theme["language"], "theme")  # for overrides/ and notebook pages
         addresses.edition_address(config)
         editions.own_notebook_cache(config)
         self.roots = [dict(alternate) for alternate in config.extra.get("alternate", [])]

@@ -1,6 +1,6 @@
-"""MkDocs hooks for the notebook pages: exported by one shared exporter (scripts/notebook_export.py), kept out of
-search, their figures linked to the committed files with the chapter's alt text (scripts/notebook_figures.py),
-and a plain-script twin (.py) served beside each notebook."""
+"""MkDocs hooks for the notebook pages: exported by one shared exporter (scripts/notebook_export.py), their cells'
+copy buttons in the edition's language, kept out of search, their figures linked to the committed files with the
+chapter's alt text (scripts/notebook_figures.py), and a plain-script twin (.py) served beside each notebook."""
 
 import logging
 import sys
@@ -35,6 +35,7 @@ class Notebooks:
         if not page.file.src_path.endswith(".ipynb"):
             return html
         page.meta["search"] = {"exclude": True}  # the page repeats its chapter's code
+        html = notebook_export.copy_buttons_in(html, config.extra["words"])
         try:
             return notebook_figures.chapter_figures(html, page.file.src_path, config["docs_dir"], Project())
         except (ValueError, FileNotFoundError) as error:

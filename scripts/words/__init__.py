@@ -1,7 +1,7 @@
 """The interface words of the generated pages, one file per language: ``scripts/words/<language>.toml``.
 
 ``words(language, section)`` is the table of one section (``ledger``, ``provenance``, ``notebook``, ``bench``,
-``explorables``) in that language. Every language file holds the same keys as ``en.toml`` with the same
+``explorables``, ``theme``) in that language. Every language file holds the same keys as ``en.toml`` with the same
 ``{placeholders}``; the first call checks all of them and raises ``WordsError`` naming the file and the key that
 differs, so a word missing in one language fails the build instead of showing another language's. A table of
 ``one``/``other`` templates is a plural: ``plural(entry, n)`` picks the form (a language with one form gives
