@@ -43,7 +43,7 @@ def inline_values(markdown, project, page_name, language="en"):
             return f"**[missing value {snippet}.{name}]**"
         return published[name].get("zh", published[name]["text"]) if language == "zh" else published[name]["text"]
 
-    return substitute_values(markdown, replace)
+    return substitute_values(markdown, replace, escape_html=True)
 
 
 def expand_tables(markdown, project, page_name, language="en"):

@@ -107,7 +107,7 @@ def rendered_prose(markdown, project, language, chapter):
         return published[name]["text"]
 
     markdown = substitute_tables(markdown, render_table)  # a table's cells may quote values
-    markdown = substitute_values(markdown, value_text)
+    markdown = substitute_values(markdown, value_text, escape_html=True)
     markdown = FIGURE_WITH_CAPTION.sub("", markdown)
     markdown = CAPTION.sub(r"\1", markdown)
     markdown = admonitions_as_quotes(without_includes(SECTION_MARKER.sub("", markdown)))

@@ -92,9 +92,25 @@ def read_page(markdown):
     )
 
 
-def substitute_values(markdown, text_of):
-    """Replace every ``{{ chapter.what.value }}`` by ``text_of(snippet, value name, reference as written)``."""
-    return VALUE.sub(lambda m: text_of(snippet_of(m.group(1), m.group(2)), m.group(3), m.group(0)), markdown)
+# Where Markdown shows text as written (fenced and inline code) or hands it to KaTeX (math).
+LITERAL = re.compile(
+    r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1|`[^`\n]+`|\$\$.*?\$\$|\$[^$\n]+\$", re.DOTALL | re.MULTILINE
+)
+
+
+def substitute_values(markdown, text_of, *, escape_html=False):
+    """Replace every ``{{ chapter.what.value }}`` by ``text_of(snippet, value name, reference as written)``.
+    With ``escape_html`` (Markdown that becomes HTML), a value outside code and math has its ``<`` and ``>`` written
+    as entities, so a token such as ``<pad>`` shows as written instead of being read as an HTML tag."""
+    literal = [m.span() for m in LITERAL.finditer(markdown)] if escape_html else []
+
+    def replace(m):
+        text = text_of(snippet_of(m.group(1), m.group(2)), m.group(3), m.group(0))
+        if not escape_html or any(start <= m.start() < end for start, end in literal):
+            return text
+        return text.replace("<", "&lt;").replace(">", "&gt;")
+
+    return VALUE.sub(replace, markdown)
 
 
 def substitute_tables(markdown, render):

@@ -3,6 +3,9 @@ the reference syntax."""
 
 import ast
 
+import markdown
+from bs4 import BeautifulSoup
+
 from scripts.pipeline.references import (
     read_page,
     sections,
@@ -65,6 +68,22 @@ def test_substitutions_replace_exactly_the_references():
     assert "![Weights of the causal mask](generated/masks/kinds/weights.zh.svg)" in shown
     assert shown.replace("weights.zh.svg", "weights.svg") == PAGE
     assert "--8<--" not in without_references(PAGE) and "{{" not in without_references(PAGE)
+
+
+def test_a_value_shows_as_written_in_prose_alt_text_code_and_math():
+    """A token like <pad> in a value is text, not an HTML tag, wherever the value stands: the page rendered by
+    Markdown shows it (the oracle is Markdown's own output, read back as text)."""
+    page = (
+        "source {{ a.b.tokens }} here\n\n![over {{ a.b.tokens }}](x.svg)\n\n`{{ a.b.tokens }}`\n\n"
+        "```text\n{{ a.b.tokens }}\n```\n\n$x {{ a.b.less }} y$"
+    )
+    texts = {"tokens": "the dog . <pad> <pad>", "less": "<"}
+    substituted = substitute_values(page, lambda snippet, name, written: texts[name], escape_html=True)
+    soup = BeautifulSoup(markdown.markdown(substituted, extensions=["fenced_code"]), "html.parser")
+    assert soup.p.get_text() == "source the dog . <pad> <pad> here"
+    assert soup.img["alt"] == "over the dog . <pad> <pad>"
+    assert [code.get_text().strip() for code in soup.find_all("code")] == ["the dog . <pad> <pad>"] * 2
+    assert substituted.endswith("$x < y$")  # math goes to KaTeX as written
 
 
 def test_sections_read_python_and_markdown_markers_nested():
