@@ -15,7 +15,7 @@ import re
 from scripts import provenance
 from scripts.chapter_list import CHAPTER_LIST, chapter_list, titled_links
 from scripts.ledger import claims_table, values_table
-from scripts.pipeline.published import figure_file, table, values
+from scripts.pipeline.published import figure_file, shown_text, table, values
 from scripts.pipeline.references import (
     chapter_folder,
     read_page,
@@ -32,8 +32,8 @@ EXPLORABLE = re.compile(r'(<div class="explorable" data-explorable="([\w-]+)")')
 
 
 def inline_values(markdown, project, page_name, language="en"):
-    """Replace every {{ chapter.what.value }} in ``markdown`` (by a text value's Chinese on a Chinese page, where
-    the snippet gave one); warn about each one that does not exist."""
+    """Replace every {{ chapter.what.value }} in ``markdown`` by its text as a page in ``language`` writes it
+    (``published.shown_text``); warn about each one that does not exist."""
     cache = {}
 
     def replace(snippet, name, written):
@@ -41,7 +41,7 @@ def inline_values(markdown, project, page_name, language="en"):
         if name not in published:
             log.warning(f"{page_name}: no value '{name}' published by snippets/{snippet}.py ({written})")
             return f"**[missing value {snippet}.{name}]**"
-        return published[name].get("zh", published[name]["text"]) if language == "zh" else published[name]["text"]
+        return shown_text(published[name], language)
 
     return substitute_values(markdown, replace, escape_html=True)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from scripts.words import words
 
 from ..chapter_list import titled_links
-from .published import table, values
+from .published import shown_text, table, values
 from .references import CODE, FIGURE, INCLUDE, SECTION_MARKER, substitute_tables, substitute_values
 from .tables import markdown_table
 
@@ -104,7 +104,7 @@ def rendered_prose(markdown, project, language, chapter):
         published = values(snippet, project)
         if name not in published:
             raise KeyError(f"{chapter}: {written} quotes no value snippets/{snippet}.py publishes")
-        return published[name]["text"]
+        return shown_text(published[name], language)
 
     markdown = substitute_tables(markdown, render_table)  # a table's cells may quote values
     markdown = substitute_values(markdown, value_text, escape_html=True)

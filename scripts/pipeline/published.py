@@ -6,6 +6,9 @@ functions; the worker writes the files under these names. What a page quotes is 
 """
 
 import json
+import re
+
+from scripts.words import words
 
 from .project import Project
 
@@ -46,6 +49,25 @@ def values(snippet, project=Project()):
     """{name: {"value": ..., "text": ..., "zh": ...}} that ``snippet`` published ({} if none; "zh" only where the
     snippet gave the Chinese of a text value)."""
     return _read_json(project.generated / snippet / VALUES, {})
+
+
+NUMBER = r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?"
+NUMBERS = re.compile(rf"\[?({NUMBER}(?:, {NUMBER})+)\]?")  # 310, 430, 600 or [1, 2, 3]
+
+
+def shown_text(published, language="en"):
+    """A published value (``values(snippet)[name]``) as a page in ``language`` writes it: the snippet's Chinese form
+    where it gave one; else a boolean, and a list of numbers, in the language's words (scripts/words/ [values]:
+    Chinese writes 是/否 and joins numbers with 、); else its text."""
+    if language == "zh" and "zh" in published:
+        return published["zh"]
+    said = words(language, "values")
+    if isinstance(published["value"], bool):
+        return said["true"] if published["value"] else said["false"]
+    numbers = NUMBERS.fullmatch(published["text"])
+    if numbers and isinstance(published["value"], str | list):
+        return numbers.group(1).replace(", ", said["list"]) if language != "en" else published["text"]
+    return published["text"]
 
 
 def value(snippet, name, project=Project()):

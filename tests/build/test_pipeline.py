@@ -15,6 +15,7 @@ from scripts.pipeline.build import build
 from scripts.pipeline.check import check
 from scripts.pipeline.notebooks import notebook_script
 from scripts.pipeline.project import Project
+from scripts.pipeline.published import shown_text
 from scripts.pipeline.store import write_atomic
 from support import IDENTITY, REPO, git, nonempty_glob
 
@@ -499,6 +500,22 @@ def test_lib_zh_leaves_the_examples_tokens_numbers_math_and_identifiers_alone():
     assert softmax.translate("key 1\nscore 860") == "键 1\n分数 860"
     with pytest.raises(zh.MissingTranslation, match="'an untranslated label'"):
         softmax.translate("an untranslated label")
+
+
+def test_a_chinese_page_writes_booleans_and_lists_of_numbers_in_chinese():
+    def entry(value, text, **zh):
+        return {"value": value, "text": text, **zh}
+
+    assert [shown_text(entry(True, "True"), language) for language in ("en", "zh")] == ["True", "是"]
+    assert shown_text(entry(False, "False"), "zh") == "否"
+    assert shown_text(entry("310, 430, 600", "310, 430, 600"), "zh") == "310、430、600"
+    assert shown_text(entry([1, 2, 3], "[1, 2, 3]"), "zh") == "1、2、3"
+    assert shown_text(entry([1, 2, 3], "[1, 2, 3]"), "en") == "[1, 2, 3]"
+    assert shown_text(entry([0.5, 1e-06], "[0.5, 1e-06]"), "zh") == "0.5、1e-06"
+    assert shown_text(entry("310, 430, 600", "310, 430, 600", zh="第一"), "zh") == "第一"  # the snippet's own wins
+    assert shown_text(entry(1.5, "1.5"), "zh") == "1.5"
+    assert shown_text(entry("(6, 128) @ (128, 128)", "(6, 128) @ (128, 128)"), "zh") == "(6, 128) @ (128, 128)"
+    assert shown_text(entry([3.7e-106, 1], "[3.7e-106, 1, 0, ...]"), "zh") == "[3.7e-106, 1, 0, ...]"
 
 
 @pytest.mark.claim(
