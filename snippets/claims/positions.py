@@ -1,8 +1,8 @@
-"""Claims about positional encodings, measured with seed 000's sizes (d_model = 128), and RoPE's decay (d_k = 64).
+"""Claims about positional encodings, measured with seed 000's sizes (d_model = 128).
 
 Permutation results, the encoding's peak value and the resampling "fix" are
-published by the Order matters, Debugging and Positional encoding chapters;
-this snippet measures the rest.
+published by the Order matters, Debugging and Positional encoding chapters, and
+RoPE's decay by the Rotary chapter; this snippet measures the rest.
 """
 
 import sys
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
-from lib.attention import apply_rope, sinusoidal_positions
+from lib.attention import sinusoidal_positions
 from lib.claims_seeds import seed000_heads
 from lib.publish import value
 
@@ -44,22 +44,3 @@ x_with_positions, *_ = seed000_heads(6, np.random.default_rng(42))  # (6, d_mode
 value("seed000_x_std", (x_with_positions - sinusoidal_positions(6, D_MODEL)).std(), "{:.2f}")
 value("pe6_std", sinusoidal_positions(6, D_MODEL).std(), "{:.2f}")
 value("pe_long_std", sinusoidal_positions(4096, D_MODEL).std(), "{:.2f}")
-
-# Which RoPE scores fall with the offset: the mean of q_m . k_0 over random draws, at offset 0 and from 512 on.
-D_K, DRAWS = 64, 500  # the Rotary chapter's head size and number of draws
-offsets = np.unique(np.r_[0, np.geomspace(1, 4096, 160).round()])  # (D,)
-far_offsets = offsets >= 512  # (D,)
-rng = np.random.default_rng(22)
-queries, noise = rng.normal(size=(2, DRAWS, 1, D_K))  # (draws, 1, d_k) each
-rotated = apply_rope(np.broadcast_to(queries, (DRAWS, len(offsets), D_K)), offsets)  # (draws, D, d_k): q at m
-correlation = value("rope_correlation", 0.5, "{:.1f}")
-keys = correlation * queries + np.sqrt(1 - correlation**2) * noise  # keys correlated with their queries
-correlated = np.einsum("smd,snd->sm", rotated, keys).mean(axis=0)  # (D,)
-value("rope_correlated_near", correlated[0], "{:.1f}")
-value("rope_correlated_far", correlated[far_offsets].mean(), "{:.2f}")
-# A key equal to its query with all its weight in the fastest pair (angle = offset): the score is cos(offset).
-one_pair = np.zeros((1, D_K))
-one_pair[0, 0] = 1.0
-one_pair_scores = apply_rope(np.broadcast_to(one_pair, (len(offsets), D_K)), offsets) @ one_pair[0]  # (D,)
-value("rope_one_pair_far_max", np.abs(one_pair_scores[far_offsets]).max(), "{:.2f}")
-value("rope_one_pair_far_mean", np.abs(one_pair_scores[far_offsets]).mean(), "{:.2f}")

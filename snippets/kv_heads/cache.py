@@ -6,11 +6,14 @@ float16 as the checkpoints are published) for one position and add up their
 nbytes, then compare with 2 * layers * h_kv * d_head * 2 bytes and with the
 multi-head cache the same model would keep with h_kv = h. DeepSeek-V2's
 multi-head latent attention keeps one latent of d_c numbers and one rotary key
-of d_rope numbers per layer instead. Sources, exactly (the two Llama rows as read in
-meta-llama/llama-models at commit 084b88e939e954d2851ee28f96398ca54aa8f8f9):
-- Llama 2 70B: meta-llama/llama-models, models/sku_list.py, model_args of meta_llama2_70b: dim 8192,
-  n_layers 80, n_heads 64, n_kv_heads 8 (d_head = 8192 / 64).
-- Llama 3 8B: meta-llama/llama-models, models/sku_list.py, model_args of meta_llama3_8b: dim 4096,
+of d_rope numbers per layer instead. Sources, exactly:
+- Llama 2 70B: dim 8192, n_layers 80, n_heads 64, n_kv_heads 8 (d_head = 8192 / 64), as reported by
+  the config.json of meta-llama/Llama-2-70b-hf on Hugging Face (hidden_size, num_hidden_layers,
+  num_attention_heads, num_key_value_heads); Touvron et al. 2023 ("Llama 2"), Table 1, marks GQA for 70B.
+  (models/sku_list.py of meta-llama/llama-models is not used for Llama 2: its Llama 2 entries carry
+  Llama 3 values, n_kv_heads 8 even for the multi-head 7B.)
+- Llama 3 8B: meta-llama/llama-models at commit 084b88e939e954d2851ee28f96398ca54aa8f8f9, models/sku_list.py,
+  model_args of meta_llama3_8b: dim 4096,
   n_layers 32, n_heads 32, n_kv_heads 8 (d_head = 4096 / 32).
 - Mistral 7B: Jiang et al. 2023, "Mistral 7B", Table 1: n_layers 32, n_heads 32, n_kv_heads 8, head_dim 128.
 - DeepSeek-V2: DeepSeek-AI 2024, "DeepSeek-V2", section 3.1.2: 60 layers, n_h = 128 heads, d_h = 128,

@@ -86,7 +86,7 @@ value("score_error", score_error, "{:.1e}")
 value("out_error", out_error, "{:.1e}")
 value("rope_fold_error", rope_fold_error, "{:.2f}")
 value("decoupled_error", decoupled_error, "{:.1e}")
-value("score_range", np.max(np.abs(expanded_scores)), "{:.2f}")
+value("rotated_score_range", np.max(np.abs(with_rope)), "{:.2f}")  # the scale of the scores the fold misses
 value("latent_width", r)
 value("cached_per_position", r + d_rope)
 value("expanded_per_position", 2 * n_heads * d_head)

@@ -83,6 +83,19 @@ for shift in (0, 1_000):
 # --8<-- [end:shift]
 value("shift_change", np.max(np.abs(outputs[1] - outputs[0])), "{:.1e}")
 
+# Which scores fall on average: a key correlated with its query; and one query, with all its weight in the
+# fastest pair, whose key equals it: its score is cos(m - n) and does not fall.
+correlation = value("correlation", 0.5, "{:.1f}")
+noise = rng.normal(size=(draws, 1, d_k))  # (draws, 1, d_k)
+correlated_keys = correlation * qs + np.sqrt(1 - correlation**2) * noise  # (draws, 1, d_k)
+mean_correlated = np.einsum("smd,snd->sm", rotated_q, correlated_keys).mean(axis=0)  # (D,)
+value("correlated_near", mean_correlated[0], "{:.1f}")
+value("correlated_far", mean_correlated[far].mean(), "{:.2f}")
+one_pair = np.zeros(d_k)  # (d_k,)
+one_pair[0] = 1.0
+one_pair_scores = apply_rope(np.broadcast_to(one_pair, (len(distance), d_k)), distance) @ one_pair  # (D,)
+value("one_pair_far_max", np.abs(one_pair_scores[far]).max(), "{:.2f}")
+
 fig, ax = plt.subplots(num="decay", figsize=(7.2, 4.2))
 ax.plot(distance, bound, color="grey", linestyle=":", label="RoFormer's bound: mean |S_j|")
 ax.plot(distance, mean_same, color=COLORS[3], label="key equal to the query: mean q_m · q_0")

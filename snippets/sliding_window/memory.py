@@ -46,10 +46,10 @@ configs = [
 rows = []
 for name, kinds, seq, w in configs:
     windowed, full = cached_positions(kinds, seq, w), cached_positions(["global"] * len(kinds), seq, w)
-    rows.append([name, seq, w, windowed, full, f"{windowed / full:.3g}", f"1/{full / windowed:.3g}"])
-table("configs", ["configuration", "positions L", "window W", "cached positions, as built",
+    rows.append([name, len(kinds), seq, w, windowed, full, f"{windowed / full:.3g}", f"1/{full / windowed:.3g}"])
+table("configs", ["configuration", "layers counted", "positions L", "window W", "cached positions, as built",
                   "cached positions, all global", "ratio", "as a fraction"], rows, fmt="{}")
-assert rows[-1][4] * rolling.nbytes == rows[-1][3] * full_cache.nbytes  # the formula agrees with the arrays
+assert rows[-1][5] * rolling.nbytes == rows[-1][4] * full_cache.nbytes  # the formula agrees with the arrays
 
 value("mistral_fraction", rows[0][-1])
 value("gemma2_ratio", rows[1][-2])

@@ -49,8 +49,10 @@ table("reach", ["layers", "inputs that change the last output", "farthest input 
 value("window", window)
 value("length", length)
 value("n_layers", n_layers)
-value("reach_is_layers_times_window_minus_one", all(r == (i + 1) * (window - 1) for i, r in enumerate(reach)))
-value("never_a_future_input", bool(not np.any(np.triu(changes, k=1))))
+reach_exact = all(r == (i + 1) * (window - 1) for i, r in enumerate(reach))
+value("reach_is_layers_times_window_minus_one", reach_exact, zh="是" if reach_exact else "否")
+causal = bool(not np.any(np.triu(changes, k=1)))
+value("never_a_future_input", causal, zh="是" if causal else "否")
 value("last_layer_reach", reach[-1])
 
 fig, axes = plt.subplots(1, n_layers, num="reach", figsize=(12, 3.6), layout="constrained")

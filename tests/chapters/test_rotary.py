@@ -3,6 +3,8 @@ definitions (rotations by math.cos and math.sin, counts by loops), not through a
 
 import json
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -167,6 +169,43 @@ def test_the_cold_start_claim_names_its_source():
     coverage = json.loads((REPO / "tests/chapters/claims/seed_coverage.json").read_text(encoding="utf-8"))
     (tip,) = [entry["starts"] for entry in coverage if "C000-74" in entry.get("claims", [])]
     assert tip.startswith("技巧3位置编码的“冷启动”陷阱")  # "tip 3: the 'cold start' trap of position encodings"
-    assert "Seed tutorial 000 (§5.2, its third tip) claims that fine-tuning" in flat_page("rotary.md")
+    assert "Seed tutorial 000 (§5.2, its third tip) claims that a model" in flat_page("rotary.md")
     assert "A common tutorial claim" not in flat_page("rotary.md")
-    assert "种子教程 000 在“位置编码的‘冷启动’陷阱”一段中说" in flat_page("rotary.md", "docs-zh")
+    assert "种子教程 000（第 5.2 节第三个技巧，“位置编码的‘冷启动’陷阱”）说" in flat_page("rotary.md", "docs-zh")
+
+
+def test_the_cold_start_paraphrase_says_what_the_seed_says():
+    """The page once paraphrased the tip as "128-token texts" and "linearly ... down to 128 and back", and the
+    Chinese page added the seed's "2.3 times faster convergence", which nothing here measures. The seed's own
+    words: an average sentence length of 128, proportional mapping down to 128 and bilinear interpolation back."""
+    for seed in (Path(os.environ.get("SEEDS_DIR") or REPO.parent / "shared" / "seeds")).glob("000_*.txt"):
+        tip = seed.read_text(encoding="utf-8")  # where the seeds are at hand
+        assert "下游任务句子平均长度128" in tip and "按比例映射到128维空间再双线性插值回512维" in tip
+    english, chinese = flat_page("rotary.md"), flat_page("rotary.md", "docs-zh")
+    assert "texts of average length 128" in english and "bilinearly" in english and "128-token texts" not in english
+    assert "句子平均长度为 128" in chinese and "双线性插值" in chinese and "2.3 倍" not in chinese
+
+
+def test_the_ntk_base_extrapolates_every_unturned_pair_but_the_slowest():
+    """The page once placed the 17 pairs "in the middle"; they are the slow end: every pair that never comes full
+    circle in 4,096 positions except the last one."""
+    d, base, s = 128, 10000.0, 4.0
+    theta = [base ** (-2 * i / d) for i in range(d // 2)]
+    ntk_base = base * s ** (d / (d - 2))
+    steps = overshoots([ntk_base ** (-2 * i / d) for i in range(d // 2)], theta, 4096, 16384)
+    unturned = [i for i in range(d // 2) if 4095 * theta[i] < 2 * math.pi]
+    assert [i for i, step in enumerate(steps) if step > 1] == unturned[:-1]
+    assert STRETCH["unseen_ntk"] == len(unturned) - 1
+    assert "pairs in the middle" not in flat_page("rotary.md")
+
+
+def test_one_query_and_key_need_not_decay_a_correlated_key_does_on_average():
+    """The page once said the decay "holds for a query and a key that point the same way": a q = k with all its
+    weight in the fastest pair scores cos(m - n), which does not fall; a key correlated with its query falls on
+    average."""
+    q = [1.0] + [0.0] * 63
+    far = [dot(rotate(q, r), q) for r in range(512, 4097, 7)]
+    assert max(abs(x) for x in far) > 0.99 and RELATIVE["one_pair_far_max"] > 0.99
+    assert RELATIVE["correlated_far"] < 0.3 * RELATIVE["correlated_near"]
+    assert "point the same way" not in flat_page("rotary.md")
+    assert "只对方向相同的查询和键成立" not in flat_page("rotary.md", "docs-zh")

@@ -5,13 +5,15 @@ The oracle is written from the definitions: per head, plain loops over queries a
 i - W < j <= i (tests/support.py's loop attention), the heads concatenated and multiplied by W_o.
 """
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 from lib.attention import multi_head_attention, sliding_window_mask
 from lib.window_cache import RollingKVCache, attend_chunk, attend_chunk_trimmed_first, decode_in_chunks
-from support import flat_page, oracle_attention, published, published_table, run_snippet
+from support import INVENTORY, REPO, flat_page, oracle_attention, published, published_table, run_snippet
 
 LENGTH, D_MODEL, N_HEADS, WINDOW = 11, 8, 2, 3
 
@@ -253,3 +255,43 @@ def test_the_memory_figures_and_the_citations():
     assert "the reach becomes $n \\times 3$" in page  # window 4: checked by the try-this test window-reach-4
     chinese = flat_page("sliding-window.md", "docs-zh")
     assert "降为原来的 1/8" in chinese and "约 131K 个词元" in chinese
+
+
+def test_the_reach_grows_by_w_minus_1_per_layer_not_by_a_window():
+    """The page once said "one window per layer"; the table grows by W - 1 (2 for W = 3) from layer to layer."""
+    rows = published_table("sliding_window/receptive_field", "reach")
+    window = published("sliding_window/receptive_field")["window"]
+    steps = {int(b["farthest input back"]) - int(a["farthest input back"]) for a, b in zip(rows, rows[1:])}
+    assert steps == {window - 1} != {window}
+    assert "depth, by $W - 1$ positions per layer" in flat_page("sliding-window.md")
+    assert "每层增加 $W - 1$ 个位置" in flat_page("sliding-window.md", "docs-zh")
+    assert "one window per layer" not in flat_page("sliding-window.md")
+
+
+def test_the_store_first_row_holds_for_one_token_chunks_too():
+    """G-09's condition once named attend-first only; store-then-attend is exact for chunks of one token as well."""
+    assert published("sliding_window/rolling_cache")["bug_free_chunks"] == [1]
+    assert "one token long" in INVENTORY["G-09"].condition and "一个词元" in INVENTORY["G-09"].condition_zh
+
+
+def test_the_configs_table_names_the_layers_each_row_counts():
+    """The cached-positions column sums 32 layers for Mistral, one local and one global layer for Gemma 2 and one
+    layer for the toy cache: the table says so."""
+    rows = published_table("sliding_window/memory", "configs")
+    assert [int(row["layers counted"]) for row in rows] == [32, 2, 1]
+    for row in rows:  # a full cache holds L positions in each counted layer
+        assert int(row["cached positions, all global"]) == int(row["layers counted"]) * int(row["positions L"])
+
+
+def test_chinese_running_text_shows_no_python_booleans_or_lists():
+    """Booleans and lists quoted in Chinese prose have Chinese forms (是 / 否, numbers joined with 、)."""
+    names = {
+        "sliding_window/mask": ["keys_per_row", "first_rows_equal_causal"],
+        "sliding_window/rolling_cache": ["bug_free_chunks"],
+        "sliding_window/receptive_field": ["never_a_future_input", "reach_is_layers_times_window_minus_one"],
+    }
+    for snippet, quoted in names.items():
+        values = json.loads((REPO / "docs/generated" / snippet / "values.json").read_text(encoding="utf-8"))
+        for name in quoted:
+            zh = values[name].get("zh", values[name]["text"])
+            assert "[" not in zh and "True" not in zh and "False" not in zh, (name, zh)

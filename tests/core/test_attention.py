@@ -113,7 +113,7 @@ def test_sinusoidal_positions_follow_the_paper_formula():
 
 @pytest.mark.claim(
     "sinusoidal_positions takes the base of the wavelengths as a parameter (the paper's 10000 by default)",
-    zh="sinusoidal_positions 把波长的底数作为参数（默认是论文的 10000）",
+    zh="sinusoidal_positions 把波长的基数作为参数（默认是论文的 10000）",
 )
 def test_sinusoidal_positions_take_another_base():
     for base in (10.0, 500.0, 1e6):

@@ -468,7 +468,7 @@ def test_controls_are_native_labelled_and_work_from_the_keyboard(page, base_url)
         ("softmax", "temperature T", "温度 T"),
         ("masks", "mask", "掩码"),
         ("multi-head", "causal mask", "因果掩码"),
-        ("positional-encoding", "base", "底数"),
+        ("positional-encoding", "base", "基数"),
         ("scaled-dot-product", "generator seed", "生成器种子"),
     ],
 )

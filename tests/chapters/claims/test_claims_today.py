@@ -47,8 +47,8 @@ def test_g22_decay_on_average_for_correlated_vectors():
     aligned = [dot(rotate(q, r), q) for q, _ in draws[:300] for r in (0, 2000)]
     assert np.mean(aligned[0::2]) > 3 * abs(np.mean(aligned[1::2]))  # a key equal to its query: decay
     # a correlated key decays on average too; one q = k with all its weight in one pair does not decay
-    assert v("claims/positions", "rope_correlated_far") < 0.3 * v("claims/positions", "rope_correlated_near")
-    assert v("claims/positions", "rope_one_pair_far_max") > 0.99
+    assert v("rotary/relative", "correlated_far") < 0.3 * v("rotary/relative", "correlated_near")
+    assert v("rotary/relative", "one_pair_far_max") > 0.99
     assert kind("G-22") == "holds only when"
     assert "correlated" in INVENTORY["G-22"].condition and "average" in INVENTORY["G-22"].condition
 
