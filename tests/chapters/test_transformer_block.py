@@ -171,3 +171,11 @@ def test_only_the_pre_norm_block_passes_x_through_untouched():
     values = published("transformer_block/compare")
     assert values["pre_off_error"] == 0 and values["post_off_change"] > 1
     assert "In a pre-norm block that job belongs" in flat_page("transformer-block.md")
+
+
+def test_gpt2_init_sentence_does_not_attribute_the_count_to_the_paper():
+    """GPT-2's section 2.3 gives 1/sqrt(N), N the number of residual layers, without a count per block: the page
+    says the count of two is the reimplementations' (the old page: "two per block" as the paper's)."""
+    text = flat_page("transformer-block.md")
+    assert "the paper does not say how many a block has" in text
+    assert "residual layers}}$, two per block" not in text
