@@ -31,6 +31,16 @@ history, jump = result["two_layer"]["history"], result["two_layer"]["jump"]
 steps = np.array([h["step"] for h in history])  # (n_measured,)
 previous = np.array([h["scores"][0][0] for h in history])  # (n_measured, h): layer 0
 induction = np.array([h["scores"][1][1] for h in history])  # (n_measured, h): layer 1
+best_previous = previous[:, top_heads(result)[0]]  # (n_measured,): the layer-0 head that ends highest
+best_induction = induction[:, jump["head"]]  # (n_measured,): the layer-1 head that ends highest
+made = (best_previous - best_previous[0]) / (best_previous[-1] - best_previous[0])  # share of its rise made so far
+moves = int(np.argmax(made >= 0.1))  # the first measurement where the previous-token score has made a tenth
+value("previous_moves", int(steps[moves]))
+value("induction_share_when_previous_moves",
+      (best_induction[moves] - best_induction[0]) / (best_induction[-1] - best_induction[0]), "{:.2f}")
+other_loss = np.array([h["other_loss"] for h in history])  # (n_measured,)
+value("other_loss_start", other_loss[0], "{:.2f}")
+value("other_loss_min", other_loss.min(), "{:.2f}")
 # --8<-- [start:progress]
 print("step  loss on repeats  repeat accuracy  layer-0 previous-token  layer-1 induction")
 for h in history[::5]:
@@ -86,7 +96,8 @@ for ax in axes.flat:
 fig.colorbar(image, ax=axes, shrink=0.6, label="attention weight")
 plt.show()
 
-value("checkpoint_steps", ", ".join(str(step) for step in checkpoints.values()))
+value("checkpoint_steps", ", ".join(str(step) for step in checkpoints.values()),
+      zh="、".join(str(step) for step in list(checkpoints.values())[:-1]) + f" 和 {checkpoints['after']}")
 value("n_marked", len(j))
 value("maps_description", " ".join(
     f"{moment.capitalize()} (step {step}), the layer-0 head gives the previous token a mean weight of {p:.2f} and "

@@ -365,6 +365,10 @@ def seed_values(result):
         "jump_end": (two["jump"]["end"], "{}"),
         "jump_window": (two["jump"]["end"] - two["jump"]["start"], "{}"),
         "jump_gain_share": (two["jump"]["gain_share"], "{:.2f}"),
+        # how many times the run's average rate the induction score rises at inside its fastest window
+        "jump_rate_ratio": (two["jump"]["gain_share"] * final["step"] / (two["jump"]["end"] - two["jump"]["start"]),
+                            "{:.1f}"),
+        "induction_head": (two["jump"]["head"], "{}"),
         "jump_loss_share": (two["jump"]["loss_drop_share"], "{:.2f}"),
         "before_jump_share": (two["jump"]["before_share"], "{:.2f}"),
         "plateau_end": (two["jump"]["plateau_end"], "{}"),

@@ -86,6 +86,11 @@ value("self_weight_max_no_pe", np.diag(mean_no_pe).max(), "{:.3f}")  # the large
 # the smallest weight a position gives another
 value("other_weight_min_no_pe", mean_no_pe[~np.eye(LENGTH, dtype=bool)].min(), "{:.3f}")
 value("target_weight_pe", np.mean(np.diag(runs[True][1][STEPS][:, ::-1])), "{:.2f}")
+final_pe = runs[True][1][STEPS]  # (LENGTH, LENGTH) mean weights with positional encoding at the end
+target = LENGTH - 1 - np.arange(LENGTH)  # each query's right key
+beside = np.abs(np.arange(LENGTH)[None, :] - target[:, None]) == 1  # (LENGTH, LENGTH): the right key's neighbours
+# the share of the weight off the right key that its neighbours get (1 would be "the neighbours get the rest")
+value("neighbour_share_pe", final_pe[beside].sum() / (LENGTH - np.trace(final_pe[:, ::-1])), "{:.2f}")
 
 
 def describe_maps():
@@ -100,16 +105,17 @@ def describe_maps():
 
 def describe_maps_zh():
     """The same description in Chinese, from the same numbers (the Chinese page quotes it)."""
-    anti = [f"第 {step} 步 {np.mean(np.diag(runs[True][1][step][:, ::-1])):.2f}" for step in CHECKPOINTS]
+    anti = [f"第 {step} 步为 {np.mean(np.diag(runs[True][1][step][:, ::-1])):.2f}" for step in CHECKPOINTS]
     off = ~np.eye(LENGTH, dtype=bool)
-    return (f"带位置编码时，反对角线（查询 i 对键 {LENGTH - 1} - i）上的平均权重为 {'、'.join(anti)}，均匀权重为 "
+    return (f"带位置编码时，反对角线（查询 i 对键 {LENGTH - 1} - i）上的平均权重：{'、'.join(anti)}；均匀权重为 "
             f"{1 / LENGTH:.3f}。不带位置编码时，第 {STEPS} 步主对角线的平均值为 {np.mean(np.diag(mean_no_pe)):.3f}，"
             f"其余各格都在 {mean_no_pe[off].min():.3f} 到 {mean_no_pe[off].max():.3f} 之间。")
 
 
 value("checkpoint_description", describe_maps())
 value("checkpoint_description_zh", describe_maps_zh())
-value("checkpoint_steps", ", ".join(str(step) for step in CHECKPOINTS))
+value("checkpoint_steps", ", ".join(str(step) for step in CHECKPOINTS),
+      zh="、".join(str(step) for step in CHECKPOINTS[:-1]) + f" 和 {CHECKPOINTS[-1]}")
 
 # ---------------------------------------------------------------- figures
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.0), num="curves", layout="constrained")

@@ -330,3 +330,38 @@ def test_reverse_self_weight_is_below_every_other_weight():
     values = published("training/reverse")
     assert values["self_weight_max_no_pe"] < values["other_weight_min_no_pe"]
     assert values["self_weight_no_pe"] <= values["self_weight_max_no_pe"]
+
+
+def test_reverse_neighbours_get_most_not_all_of_the_rest():
+    """The page: the right key's two neighbours get a share of the rest of the weight, most of it but not all (the
+    old page said "the neighbours get the rest")."""
+    values = published("training/reverse")
+    assert 0.5 < values["neighbour_share_pe"] < 0.95
+
+
+def test_reverse_without_positions_a_query_sets_only_its_own_position_apart():
+    """The caption: without positional encoding a query tells its own position from the others (less weight on it),
+    and the other positions get the same weight to within 0.01 (the old caption: no position can be told apart)."""
+    values = published("training/reverse")
+    assert values["self_weight_max_no_pe"] < values["other_weight_min_no_pe"] - 0.02
+    described = re.search(r"between (\d\.\d+) and (\d\.\d+)", values["checkpoint_description"])
+    assert float(described[2]) - float(described[1]) < 0.01
+
+
+def test_the_stalled_runs_are_shown_only_at_their_end():
+    """The seeds table lists each run's final numbers only (no column over steps), so the page says an animal is
+    "not found at the end of training", not "never found", and calls the starved gradient a likely reason."""
+    header = list(published_table("training/seeds", "seeds")[0])
+    assert not any("step" in column for column in header), header
+    text = flat_page("training.md")
+    assert "not found at the end of training" in text and "is never found" not in text
+
+
+def test_every_training_run_uses_adam():
+    """No run on the page uses another optimiser, so that Adam lets the unscaled runs learn is a likely reason, not a
+    measured one (the old page: "Adam softens the blow")."""
+    for snippet in sorted((REPO / "snippets" / "training").glob("*.py")):
+        code = snippet.read_text(encoding="utf-8")
+        assert "SGD" not in code and "sgd" not in code, snippet.name
+    assert "class Adam" in (REPO / "snippets" / "lib" / "tiny_model.py").read_text(encoding="utf-8")
+    assert "which we did not measure (no run here uses another optimiser)" in flat_page("training.md")

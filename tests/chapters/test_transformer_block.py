@@ -4,6 +4,8 @@ Finite differences are the independent oracle: (f(x + h e) - f(x - h e)) / 2h
 for a loss f = sum(output * g), one coordinate e at a time, in float64.
 """
 
+import json
+
 import numpy as np
 import pytest
 
@@ -19,7 +21,7 @@ from lib.block_layers import (
     stack_gradients,
 )
 from lib.debug_tools import numeric_gradient
-from support import flat_page, published
+from support import REPO, flat_page, published
 
 N_HEADS = 2
 
@@ -151,3 +153,29 @@ def test_per_block_gradient_bands_as_worded():
     assert values["pre_spread"] == values["pre_first_over_last"]  # monotone: the ends are the extremes
     page = flat_page("transformer-block.md")
     assert "stays within a narrow band" not in page and "narrower band" in page
+
+
+def test_the_pre_norm_output_stays_near_its_input_but_is_not_kept():
+    """Row stats: the pre-norm rows' standard deviations stay within 15 % of the input's and their means within 0.5,
+    but they are not equal (the old page: "keeps the scale and offset of its input")."""
+    table = json.loads((REPO / "docs/generated/transformer_block/compare/table-row_stats.json").read_text())
+    rows = {row[0]: [float(x) for x in row[1:]] for row in table["rows"]}
+    x, pre = np.array(rows["input x"]), np.array(rows["pre-norm output"])
+    assert np.all(np.abs(pre[3:] / x[3:] - 1) < 0.15) and np.all(np.abs(pre[:3] - x[:3]) < 0.5)
+    assert not np.allclose(pre, x, atol=0.05)
+
+
+def test_only_the_pre_norm_block_passes_x_through_untouched():
+    """Switched off, the pre-norm block returns x and the post-norm block changes it: the residual keeps x only in a
+    pre-norm block (the old page and claims row C000-59 said so of any Transformer block)."""
+    values = published("transformer_block/compare")
+    assert values["pre_off_error"] == 0 and values["post_off_change"] > 1
+    assert "In a pre-norm block that job belongs" in flat_page("transformer-block.md")
+
+
+def test_gpt2_init_sentence_does_not_attribute_the_count_to_the_paper():
+    """GPT-2's section 2.3 gives 1/sqrt(N), N the number of residual layers, without a count per block: the page
+    says the count of two is the reimplementations' (the old page: "two per block" as the paper's)."""
+    text = flat_page("transformer-block.md")
+    assert "the paper does not say how many a block has" in text
+    assert "residual layers}}$, two per block" not in text
