@@ -44,7 +44,17 @@ def test_c000_29_distance_depends_only_on_offset():
         assert max(dist(i, i + offset) for i in range(10)) - min(dist(i, i + offset) for i in range(10)) < 1e-12
     profile = [dist(0, j) for j in range(30)]
     assert any(b < a for a, b in zip(profile[1:], profile[2:]))  # not monotone
-    assert kind("C000-29") == "holds"
+    assert kind("C000-29") == "holds only when"
+
+
+@claim("C000-29")
+def test_c000_29_a_farther_position_can_be_nearer_so_the_verdict_is_conditional():
+    """The row once said "holds": at d_model = 128 the distance ‖P_0 − P_j‖ falls again and again over the first
+    40 offsets, so it does not order distances; the verdict holds only when "reflects" means "depends only on"."""
+    pe = np.array([[positional_encoding(p, i, 128) for i in range(128)] for p in range(40)])
+    falls = int(np.sum(np.diff(np.linalg.norm(pe - pe[0], axis=1)) < 0))
+    assert falls == v("claims/positions", "pe_distance_not_monotone") > 0
+    assert kind("C000-29") == "holds only when" and "not one that grows with it" in INVENTORY["C000-29"].condition
 
 
 @claim("C000-30")
@@ -84,6 +94,17 @@ def test_c003_40_adding_keeps_the_width():
     assert (v("claims/heads", "add_width"), v("claims/heads", "concat_width")) == (128, 256) and kind(
         "C003-40"
     ) == "holds only when"
+
+
+@claim("C003-40")
+def test_c003_40_quotes_the_papers_whole_sentence_and_gives_it_no_reason_for_adding():
+    """The evidence once said the paper gives "only that reason" for adding; §3.5's sentence explains the encodings'
+    width given that they are summed, and never compares adding with concatenating."""
+    for evidence in (INVENTORY["C003-40"].evidence, INVENTORY["C003-40"].evidence_zh):
+        assert "reason" not in evidence and "理由" not in evidence
+    assert '"have the same dimension d_model as the embeddings, so that the two can be summed" (§3.5)' in (
+        INVENTORY["C003-40"].evidence
+    )
 
 
 @claim("C000-88")
