@@ -291,3 +291,4 @@ def test_the_orthogonality_error_is_named_for_the_matrix_it_measures():
     source = (REPO / "snippets" / "positional_encoding" / "relative.py").read_text(encoding="utf-8")
     assert "m_5 = shift_matrix(5)" in source and "m_5.T @ m_5" in source
     assert "$M_5^\\top M_5 = I$ to within {{ positional_encoding.relative.rotation_orthogonal_error }}" in PAGE
+    assert "$M_k$ is orthogonal ($M_k^\\top M_k = I$ to within" not in PAGE
