@@ -162,8 +162,8 @@ def test_published_scale_values():
 @pytest.mark.claim(
     "BERT's LayerNorm after the sum, at its initial gain 1 and bias 0, gives every input row norm sqrt(d_model); "
     "the original Transformer and GPT-2 have no LayerNorm there",
-    zh="BERT 在求和之后做层归一化，取初始的增益 1、偏置 0 时使每个输入行的范数为 sqrt(d_model)；原始 Transformer 和 GPT-2 "
-    "在该处没有层归一化",
+    zh="BERT 在求和之后做层归一化，取初始的增益 1、偏置 0 时使每个输入行的范数为 sqrt(d_model)；"
+    "原始 Transformer 和 GPT-2 在该处没有层归一化",
 )
 def test_pipelines():
     ns = run_snippet("positional_encoding/scale")
