@@ -1,11 +1,12 @@
 """Claims about positions and order: each verdict against an independent recomputation."""
 
 import math
+import re
 
 import numpy as np
 import pytest
 
-from support import INVENTORY, TABLE_3, W, X, attend, causal, claim, kind, positional_encoding, text, v
+from support import INVENTORY, TABLE_3, W, X, attend, causal, claim, flat_page, kind, positional_encoding, text, v
 
 
 @claim("C000-26")
@@ -142,3 +143,17 @@ def test_c000_24_order_is_invisible_only_without_a_causal_mask():
     masked_gap = np.abs(attend(X[perm], W, causal(7))[0] - attend(X, W, causal(7))[0][perm]).max()
     assert masked_gap > 0.1  # "holds" ignored the mask C000-83 names
     assert kind("C000-24") == kind("C000-83") == "holds only when"
+
+
+@pytest.mark.parametrize("cid", ["C000-14", "C000-29", "C000-31", "G-02"])
+def test_a_chapter_value_the_evidence_quotes_stands_on_the_page_it_links_to(cid):
+    """These rows once linked to a page that never showed their numbers: each chapter value their evidence quotes
+    (not the claims snippet's own) now stands on the page the row links to, in both editions."""
+    row = INVENTORY[cid]
+    page = row.see.partition("#")[0]
+    references = re.findall(r"\{\{ [a-z_0-9.]+ \}\}", row.evidence)
+    chapter_values = [ref for ref in references if not ref.startswith("{{ claims.")]
+    assert chapter_values, cid
+    for folder in ("docs", "docs-zh"):
+        text = flat_page(page, folder)
+        assert all(ref in text for ref in chapter_values), (cid, folder)
