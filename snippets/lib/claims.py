@@ -48,7 +48,14 @@ class Claim:
 
     @property
     def verdict_zh(self):
-        return f"仅当{self.condition_zh}时成立" if self.verdict == "only_when" else VERDICTS[self.verdict][1]
+        """The verdict as the Chinese page words it: a condition that begins or ends in Latin letters, digits or
+        ASCII brackets stands one space away from 仅当 and 时."""
+        if self.verdict != "only_when":
+            return VERDICTS[self.verdict][1]
+        condition = self.condition_zh
+        before = " " if condition[0].isascii() else ""
+        after = " " if condition[-1].isascii() else ""
+        return f"仅当{before}{condition}{after}时成立"
 
     @property
     def source_zh(self):

@@ -88,6 +88,6 @@ for dim, colour in zip((0, d_model // 8, d_model // 4, d_model // 2), COLORS):
 ax1.set_ylim(-1.15, 1.6)
 ax1.set_xlabel("position p")
 ax1.set_ylabel("PE[p, dimension]")
-ax1.set_title("Low dimensions turn fast, high ones barely move")
+ax1.set_title("Higher dimensions turn more slowly")
 ax1.legend(frameon=False, fontsize=8, loc="upper center", ncol=2)
 plt.show()

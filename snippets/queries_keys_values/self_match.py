@@ -43,10 +43,11 @@ def one_sentence(rng, d_model):
 
 rows = []
 rate = {}
+weight = {}  # mean self weight per width, separate and tied
 for d_model in widths:
     trials = [one_sentence(rng, d_model) for _ in range(n_sentences)]
     rate[d_model] = {name: np.mean([t[name][0] for t in trials]) for name in ("separate", "tied")}
-    self_weight = {name: np.mean([t[name][1] for t in trials]) for name in ("separate", "tied")}
+    self_weight = weight[d_model] = {name: np.mean([t[name][1] for t in trials]) for name in ("separate", "tied")}
     rows.append(
         [
             d_model,
@@ -72,6 +73,8 @@ value("separate_rate_max", max(r["separate"] for r in rate.values()), "{:.1%}")
 value("tied_rate_d8", rate[8]["tied"], "{:.1%}")
 value("tied_rate_d2", rate[2]["tied"], "{:.1%}")
 value("tied_rate_d64", rate[64]["tied"], "{:.1%}")
+value("tied_self_weight_d8", weight[8]["tied"], "{:.2f}")
+value("tied_self_weight_d32", weight[32]["tied"], "{:.2f}")
 value("tied_misses_d64", int(round((1 - rate[64]["tied"]) * n_sentences * length)))
 
 fig, ax = plt.subplots(num="self-match", figsize=(6.4, 3.6))

@@ -33,7 +33,8 @@ value("row_sum", np.sum(weights), "{:.3f}")
 value("min_weight", np.min(weights), "{:.3f}")
 value("top_key", tokens[int(np.argmax(weights))])
 value("top_weight", np.max(weights), "{:.3f}")
-value("same_order", bool(np.all(np.argsort(z, kind="stable") == np.argsort(weights, kind="stable"))))
+same_order = bool(np.all(np.argsort(z, kind="stable") == np.argsort(weights, kind="stable")))
+value("same_order", same_order, zh="是" if same_order else "否")
 # --8<-- [start:shift]
 shifted = softmax(z + 1000.0)  # the same scores, all 1000 larger
 # --8<-- [end:shift]

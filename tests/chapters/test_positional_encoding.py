@@ -160,9 +160,10 @@ def test_published_scale_values():
 
 
 @pytest.mark.claim(
-    "BERT's LayerNorm after the sum gives every input row norm sqrt(d_model); the original Transformer "
-    "and GPT-2 have no LayerNorm there",
-    zh="BERT 在求和之后做层归一化，使每个输入行的范数为 sqrt(d_model)；原始 Transformer 和 GPT-2 在该处没有层归一化",
+    "BERT's LayerNorm after the sum, at its initial gain 1 and bias 0, gives every input row norm sqrt(d_model); "
+    "the original Transformer and GPT-2 have no LayerNorm there",
+    zh="BERT 在求和之后做层归一化，取初始的增益 1、偏置 0 时使每个输入行的范数为 sqrt(d_model)；"
+    "原始 Transformer 和 GPT-2 在该处没有层归一化",
 )
 def test_pipelines():
     ns = run_snippet("positional_encoding/scale")
@@ -242,3 +243,52 @@ def test_the_heatmap_alt_text_says_how_far_the_right_half_moves():
         for name in ("right_half_first", "right_half_sine_range", "still_from", "still_threshold"):
             assert f"{{{{ positional_encoding.heatmap.{name} }}}}" in alt, (edition, name)
         assert "almost constant" not in alt and "几乎不变" not in alt
+
+
+def test_the_wavelength_panel_does_not_say_its_highest_dimension_barely_moves():
+    """The right panel's title once said high dimensions "barely move": its highest drawn dimension, d_model / 2,
+    covers more than half of its range over positions 0 to 60. The title now says only that higher ones turn slower."""
+    d = published("positional_encoding/wavelengths")["d_model"]
+    column = [positional_encoding(p, d // 2, d) for p in range(61)]
+    assert max(column) - min(column) > 0.5
+    figures = REPO / "docs" / "generated" / "positional_encoding" / "wavelengths"
+    for name, old, new in (("wavelengths.svg", "barely move", "Higher"), ("wavelengths.zh.svg", "几乎不动", "越慢")):
+        svg = (figures / name).read_text(encoding="utf-8")
+        assert old not in svg and new in svg, name
+
+
+def test_the_layernorm_row_norm_is_sqrt_d_model_only_at_its_initial_gain_and_bias():
+    """The page once said BERT's rows have norm sqrt(d_model) after LayerNorm "whatever the tables hold": that holds
+    at gain 1 and bias 0 (the snippet's LayerNorm, their initial values); a learned gain or bias changes the norm."""
+    rows = np.random.default_rng(11).normal(size=(5, 768)) * 3.0
+    centred = rows - rows.mean(-1, keepdims=True)
+    normed = centred / rows.std(-1, keepdims=True)
+    np.testing.assert_allclose(np.linalg.norm(normed, axis=-1), math.sqrt(768), rtol=1e-9)
+    gain, bias = np.linspace(0.5, 1.5, 768), 0.1
+    assert np.all(np.abs(np.linalg.norm(gain * normed + bias, axis=-1) - math.sqrt(768)) > 0.1)
+    for edition, words in (("docs", "initial gain 1 and bias 0"), ("docs-zh", "初始的增益 1、偏置 0")):
+        page = " ".join((REPO / edition / "positional-encoding.md").read_text(encoding="utf-8").split())
+        assert words in page, edition
+
+
+def test_closer_is_larger_only_up_to_an_offset_that_depends_on_the_width():
+    """The page once said "closer positions have larger dot products" holds "only over the first few offsets": the
+    offset after which the dot product first rises again is 3 at d_model = 16 and grows with the width, so the page
+    names the width it measured."""
+
+    def first_rise(d_model):
+        pe = sinusoidal_positions(64, d_model)
+        return int(np.argmax(np.diff(pe @ pe[0]) > 0))
+
+    values = published("positional_encoding/relative")
+    assert first_rise(values["pe_d_model"]) == values["valley_offset"] < first_rise(128) < first_rise(512)
+    assert "holds only over the first few" not in PAGE
+    assert 'At $d_{\\text{model}} = {{ positional_encoding.relative.pe_d_model }}$, "closer positions' in PAGE
+
+
+def test_the_orthogonality_error_is_named_for_the_matrix_it_measures():
+    """The snippet measures M_5^T M_5 - I only; the page once quoted it for every M_k."""
+    source = (REPO / "snippets" / "positional_encoding" / "relative.py").read_text(encoding="utf-8")
+    assert "m_5 = shift_matrix(5)" in source and "m_5.T @ m_5" in source
+    assert "$M_5^\\top M_5 = I$ to within {{ positional_encoding.relative.rotation_orthogonal_error }}" in PAGE
+    assert "$M_k$ is orthogonal ($M_k^\\top M_k = I$ to within" not in PAGE

@@ -178,3 +178,16 @@ def test_clipped_finite_differences_show_zero_not_a_confirmation():
     page = flat_page("softmax.md")
     assert "confirm both gradients" not in page
     assert "cannot confirm its one nonzero entry" in page
+
+
+def test_exponentiating_turns_differences_into_ratios_and_does_not_stretch_this_rows_gaps():
+    """The intuition once said exponentiating "stretches the gaps between scores": on the page's own row the scores
+    span more than their exponentials (they lie below 0.2, where exp has slope below 1.2). What exp does to any row is
+    turn each difference into a ratio."""
+    z = cat_scores()
+    e = [math.exp(s) for s in z]
+    assert max(e) - min(e) < max(z) - min(z)  # the old premise fails on this row
+    for a, b in zip(z, z[1:]):
+        assert math.exp(a) / math.exp(b) == pytest.approx(math.exp(a - b), rel=1e-12)
+    for edition, words in (("docs", "stretches the gaps"), ("docs-zh", "拉大分数之间的差距")):
+        assert words not in flat_page("softmax.md", edition), edition

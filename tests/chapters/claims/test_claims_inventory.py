@@ -131,6 +131,18 @@ def test_the_chinese_verdicts_say_what_the_english_ones_say():
             assert claim.verdict_zh == wording[claim.verdict_en], cid
 
 
+def test_a_chinese_condition_in_latin_letters_stands_a_space_from_its_frame():
+    """仅当W_q = W_k时成立 once glued the condition to its frame; Latin, digits and ASCII brackets stand one space away
+    from 仅当 and 时, Chinese characters and quotes touch them."""
+    for cid, claim in INVENTORY.items():
+        if kind(cid) == "holds only when":
+            condition = claim.condition_zh
+            space_before, space_after = condition[0].isascii(), condition[-1].isascii()
+            expected = f"仅当{' ' * space_before}{condition}{' ' * space_after}时成立"
+            assert claim.verdict_zh == expected, cid
+    assert INVENTORY["C000-58"].verdict_zh.startswith("仅当 W_q = W_k，")
+
+
 def test_the_chinese_rows_name_the_tutorials_in_chinese_and_write_no_italics():
     for topic in CLAIMS.topics:
         for cid, claim_cell, _, evidence in CLAIMS.table_rows(topic, "zh"):

@@ -1,11 +1,12 @@
 """Claims about positions and order: each verdict against an independent recomputation."""
 
 import math
+import re
 
 import numpy as np
 import pytest
 
-from support import INVENTORY, TABLE_3, W, X, attend, causal, claim, kind, positional_encoding, text, v
+from support import INVENTORY, TABLE_3, W, X, attend, causal, claim, flat_page, kind, positional_encoding, text, v
 
 
 @claim("C000-26")
@@ -44,7 +45,17 @@ def test_c000_29_distance_depends_only_on_offset():
         assert max(dist(i, i + offset) for i in range(10)) - min(dist(i, i + offset) for i in range(10)) < 1e-12
     profile = [dist(0, j) for j in range(30)]
     assert any(b < a for a, b in zip(profile[1:], profile[2:]))  # not monotone
-    assert kind("C000-29") == "holds"
+    assert kind("C000-29") == "holds only when"
+
+
+@claim("C000-29")
+def test_c000_29_a_farther_position_can_be_nearer_so_the_verdict_is_conditional():
+    """The row once said "holds": at d_model = 128 the distance ‖P_0 − P_j‖ falls again and again over the first
+    40 offsets, so it does not order distances; the verdict holds only when "reflects" means "depends only on"."""
+    pe = np.array([[positional_encoding(p, i, 128) for i in range(128)] for p in range(40)])
+    falls = int(np.sum(np.diff(np.linalg.norm(pe - pe[0], axis=1)) < 0))
+    assert falls == v("claims/positions", "pe_distance_not_monotone") > 0
+    assert kind("C000-29") == "holds only when" and "not one that grows with it" in INVENTORY["C000-29"].condition
 
 
 @claim("C000-30")
@@ -86,6 +97,17 @@ def test_c003_40_adding_keeps_the_width():
     ) == "holds only when"
 
 
+@claim("C003-40")
+def test_c003_40_quotes_the_papers_whole_sentence_and_gives_it_no_reason_for_adding():
+    """The evidence once said the paper gives "only that reason" for adding; §3.5's sentence explains the encodings'
+    width given that they are summed, and never compares adding with concatenating."""
+    for evidence in (INVENTORY["C003-40"].evidence, INVENTORY["C003-40"].evidence_zh):
+        assert "reason" not in evidence and "理由" not in evidence
+    assert '"have the same dimension d_model as the embeddings, so that the two can be summed" (§3.5)' in (
+        INVENTORY["C003-40"].evidence
+    )
+
+
 @claim("C000-88")
 @pytest.mark.parametrize("offset", [1, 5, 17])
 def test_c000_88_a_shift_is_a_rotation_of_each_frequency_pair(offset):
@@ -121,3 +143,17 @@ def test_c000_24_order_is_invisible_only_without_a_causal_mask():
     masked_gap = np.abs(attend(X[perm], W, causal(7))[0] - attend(X, W, causal(7))[0][perm]).max()
     assert masked_gap > 0.1  # "holds" ignored the mask C000-83 names
     assert kind("C000-24") == kind("C000-83") == "holds only when"
+
+
+@pytest.mark.parametrize("cid", ["C000-14", "C000-29", "C000-31", "G-02"])
+def test_a_chapter_value_the_evidence_quotes_stands_on_the_page_it_links_to(cid):
+    """These rows once linked to a page that never showed their numbers: each chapter value their evidence quotes
+    (not the claims snippet's own) now stands on the page the row links to, in both editions."""
+    row = INVENTORY[cid]
+    page = row.see.partition("#")[0]
+    references = re.findall(r"\{\{ [a-z_0-9.]+ \}\}", row.evidence)
+    chapter_values = [ref for ref in references if not ref.startswith("{{ claims.")]
+    assert chapter_values, cid
+    for folder in ("docs", "docs-zh"):
+        text = flat_page(page, folder)
+        assert all(ref in text for ref in chapter_values), (cid, folder)

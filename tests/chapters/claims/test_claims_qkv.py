@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lib.debug_tools import numeric_gradient
-from support import W, X, attend, claim, kind, oracle_attention, positional_encoding, softmax_row, v
+from support import INVENTORY, W, X, attend, claim, kind, oracle_attention, positional_encoding, softmax_row, v
 
 rng = np.random.default_rng(2)  # fresh draws for this file's tests
 
@@ -118,3 +118,17 @@ def test_c000_58_quotes_separate_and_tied_rates_at_stated_widths():
     assert "separate_rate_min" in evidence and "separate_rate_max" in evidence and "at every width" in evidence
     assert "tied_rate_d8 }} with W_q = W_k at d_k = 8" in evidence
     assert v("queries_keys_values/self_match", "tied_rate_d8") < v("queries_keys_values/self_match", "tied_rate_d64")
+
+
+@claim("C000-58")
+def test_c000_58_tied_projections_are_not_enough_at_a_tiny_width():
+    """The condition once was W_q = W_k alone; at d_k = 2 the own key is the top key in fewer than half of the rows,
+    so the condition names the width too."""
+    tied = 0
+    local = np.random.default_rng(582)
+    for _ in range(300):
+        x = local.normal(size=(7, 2))  # d_model = d_k = 2, as the chapter's table
+        wq = local.normal(scale=2**-0.5, size=(2, 2))
+        tied += np.sum(((x @ wq) @ (x @ wq).T).argmax(-1) == np.arange(7))
+    assert tied / 2100 < 0.5 and v("queries_keys_values/self_match", "tied_rate_d2") < 0.5
+    assert "d_k is not tiny" in INVENTORY["C000-58"].condition

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lib.attention import softmax
-from support import claim, flat_page, kind, positional_encoding, softmax_row, text, v
+from support import INVENTORY, claim, flat_page, kind, positional_encoding, softmax_row, text, v
 
 rng = np.random.default_rng(3)  # fresh draws for this file's tests
 
@@ -121,6 +121,21 @@ def test_g04_scale_is_a_temperature():
     t = math.sqrt(64)
     assert softmax_row(list(s / t)) == pytest.approx([math.exp(a / t) / sum(math.exp(b / t) for b in s) for a in s])
     assert kind("G-04") == "holds"
+
+
+@claim("G-04")
+def test_g04_the_temperature_acts_on_scores_of_variance_d_k_not_on_unit_variance_scores():
+    """The evidence once said the temperature brings "unit-variance scores" to std 1.00; unit-variance scores
+    divided by 8 would have std 0.125. The unit-variance quantities are q's and k's components: their dot
+    products at d_k = 64 have variance about 64, and dividing by 8 brings them to std 1."""
+    local = np.random.default_rng(4)
+    q, k = local.standard_normal((2, 20_000, 64))
+    scores = np.einsum("nd,nd->n", q, k)
+    assert 58 < scores.var() < 70 and 0.95 < (scores / 8).std() < 1.05  # std 0.125 if the scores had variance 1
+    assert 58 < v("claims/scaling", "var_dot_64") < 70
+    assert v("claims/scaling", "temperature_std") == pytest.approx(1, abs=0.05)
+    evidence = INVENTORY["G-04"].evidence
+    assert "unit-variance scores" not in evidence and "(variance {{ claims.scaling.var_dot_64 }})" in evidence
 
 
 @claim("C000-21")
