@@ -245,6 +245,39 @@ def test_the_shape_of_the_median_query_gradient_over_d_k():
 
 
 @pytest.mark.claim(
+    "Below score standard deviation 1 the median query gradient falls in proportion to the scores' scale: divided "
+    "by that factor it stays flat, so uniform weights do not shrink the softmax's part of it",
+    zh="分数标准差小于 1 时，查询梯度的中位数与分数的缩放因子成正比地下降：除以这个因子后保持平稳，"
+    "所以均匀的权重并不缩小其中 softmax 的那一部分",
+)
+def test_small_scores_shrink_the_query_gradient_only_by_the_chain_rule_factor():
+    per_scale = [median_rms_dq(64, scale) / scale for scale in (0.1, 0.3, 1.0)]
+    assert max(per_scale) / min(per_scale) < 1.05  # the softmax's own part does not shrink as the weights flatten
+    values = published("backward/saturation")
+    assert values["std_min"] == pytest.approx(0.1)
+    assert values["dq_per_scale_max"] / values["dq_per_scale_min"] < 1.05
+    for folder in ("docs", "docs-zh"):
+        page = flat_page("backward.md", folder)
+        assert "{{ backward.saturation.dq_per_scale_min }}" in page and "{{ backward.saturation.std_min }}" in page
+    assert "every key looks the same to the softmax" not in flat_page("backward.md")
+
+
+@pytest.mark.claim(
+    "Saturation starves the query gradient while the value gradient grows: its median more than doubles from score "
+    "standard deviation 1 to 31.6",
+    zh="饱和让查询梯度枯竭，值梯度却在增大：从分数标准差 1 到 31.6，它的中位数增大到原来的两倍多",
+)
+def test_saturation_leaves_the_value_path_flowing_and_growing():
+    values = published("backward/saturation")
+    assert values["median_dv_std_max"] > 2 * values["median_dv_std1"]
+    assert values["median_dq_std_max"] < 1e-3 * values["median_dq_std1"]
+    assert "leaves path 1 alone" not in flat_page("backward.md")
+    assert "路径 1 不受影响" not in flat_page("backward.md", "docs-zh")
+    for folder in ("docs", "docs-zh"):
+        assert "{{ backward.saturation.median_dv_std1 }}" in flat_page("backward.md", folder)
+
+
+@pytest.mark.claim(
     "The backward chapter's finite-difference checks report relative errors below 1e-7",
     zh="反向传播一章的有限差分检验报告的相对误差低于 1e-7",
 )

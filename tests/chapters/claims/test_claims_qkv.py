@@ -7,7 +7,20 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lib.debug_tools import numeric_gradient
-from support import W, X, attend, claim, kind, oracle_attention, positional_encoding, softmax_row, v
+from scripts.pipeline.references import VALUE
+from support import (
+    INVENTORY,
+    W,
+    X,
+    attend,
+    claim,
+    flat_page,
+    kind,
+    oracle_attention,
+    positional_encoding,
+    softmax_row,
+    v,
+)
 
 rng = np.random.default_rng(2)  # fresh draws for this file's tests
 
@@ -118,3 +131,12 @@ def test_c000_58_quotes_separate_and_tied_rates_at_stated_widths():
     assert "separate_rate_min" in evidence and "separate_rate_max" in evidence and "at every width" in evidence
     assert "tied_rate_d8 }} with W_q = W_k at d_k = 8" in evidence
     assert v("queries_keys_values/self_match", "tied_rate_d8") < v("queries_keys_values/self_match", "tied_rate_d64")
+
+
+@claim("C003-24")
+def test_c003_24_every_number_of_the_evidence_is_shown_on_the_backward_page():
+    row = INVENTORY["C003-24"]
+    for evidence, folder in ((row.evidence, "docs"), (row.evidence_zh, "docs-zh")):
+        quoted = [m.group(0) for m in VALUE.finditer(evidence)]
+        missing = [value for value in quoted if value not in flat_page(row.see, folder)]
+        assert quoted and not missing, f"{folder}/{row.see} never shows {missing}"
