@@ -17,7 +17,7 @@ from lib.attention import (
     softmax_backward,
 )
 from lib.debug_tools import relative_error
-from support import flat_page, published
+from support import flat_page, published, published_table
 
 H = 1e-5
 TOLERANCE = 1e-7
@@ -275,6 +275,32 @@ def test_saturation_leaves_the_value_path_flowing_and_growing():
     assert "路径 1 不受影响" not in flat_page("backward.md", "docs-zh")
     for folder in ("docs", "docs-zh"):
         assert "{{ backward.saturation.median_dv_std1 }}" in flat_page("backward.md", folder)
+
+
+@pytest.mark.claim(
+    "Without the scale, at d_k = 1024 a tenth of the rows get more gradient than the scaled attention's median at "
+    "any d_k, and most of the rows get almost none; the snippet measures shares, not which keys tie",
+    zh="不缩放时，d_k 为 1024 时十分之一的行得到的梯度比缩放注意力在任何 d_k 下的中位数都大，大多数行几乎得不到梯度；"
+    "代码片段测量的是比例，而不是哪些键并列",
+)
+def test_the_starvation_bullet_says_what_the_percentiles_measure():
+    values = published("backward/saturation")
+    scaled_medians = [float(row["median dq, scaled"]) for row in published_table("backward/saturation", "by_dk")]
+    assert values["p90_dq_unscaled_max"] > max(scaled_medians) and values["starved_unscaled_max"] > 0.5
+    assert "two keys nearly tie" not in flat_page("backward.md")
+    assert "两个键几乎并列" not in flat_page("backward.md", "docs-zh")
+
+
+@pytest.mark.claim(
+    "The backward page marks seed tutorial 003's sentences as translations, and the Chinese quotes no more of them "
+    "than the figure measures",
+    zh="反向传播一页把种子教程 003 的句子标为译文，中文版引用的也不超出图所测量的内容",
+)
+def test_the_seed_003_quotations_are_named_and_marked_as_translations():
+    page = flat_page("backward.md")
+    assert page.count("Seed tutorial 003 states") + page.count("claims of seed tutorial 003") == 2
+    assert page.count("translated from its Chinese") == 2 and "One of our source tutorials" not in page
+    assert "调整查询和匹配的逻辑" not in flat_page("backward.md", "docs-zh")
 
 
 @pytest.mark.claim(
