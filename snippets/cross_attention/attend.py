@@ -72,10 +72,12 @@ value("weights_shape", str(weights.shape))
 value("source_2_length", int(lengths[1]))
 value("max_pad_weight", float(pad_weight.max(initial=0.0)))  # 0 when nothing is padded
 value("min_weight", float(weights.min()), "{:.3f}")
-value("rows_sum_to_one", bool(np.allclose(weights.sum(axis=-1), 1.0)))
+rows_sum_to_one = bool(np.allclose(weights.sum(axis=-1), 1.0))
+value("rows_sum_to_one", rows_sum_to_one, zh="是" if rows_sum_to_one else "否")
 real_keys = np.arange(l_k) < lengths[:, None]  # (B, L_k): the source's words, not its padding
 first_rows = weights[:, :, 0, :]  # (B, h, L_k): the first target word of every sentence, in every head
-value("first_query_sees_whole_source", bool(np.all((first_rows > 0) == real_keys[:, None, :])))
+sees_whole_source = bool(np.all((first_rows > 0) == real_keys[:, None, :]))
+value("first_query_sees_whole_source", sees_whole_source, zh="是" if sees_whole_source else "否")
 value("source_1", " ".join(sources[0]))
 value("target_1", " ".join(targets[0]))
 value("source_2", " ".join(src_tokens[1]))

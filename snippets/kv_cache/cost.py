@@ -27,7 +27,8 @@ attention_only = 2 * t * d_model  # (T,): the part of a cached step that grows w
 
 value("d_model", d_model)
 value("n_steps", int(t[-1]))
-value("ratio_is_t", bool(np.all(without_cache == t * with_cache)))
+ratio_is_t = bool(np.all(without_cache == t * with_cache))
+value("ratio_is_t", ratio_is_t, zh="是" if ratio_is_t else "否")
 value("crossover_t", int(t[np.argmax(attention_only >= 4 * d_model**2)]))
 value("total_with_cache", int(with_cache.sum()), "{:,}")
 value("total_without_cache", int(without_cache.sum()), "{:,}")

@@ -65,7 +65,7 @@ out_full, w_full = multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=cau
 print("generated (cache):    ", " ".join(tokens))
 print("generated (no cache): ", " ".join(tokens_recomputed))
 print("cache keys:", cache.k.shape, "filled:", cache.length)
-value("same_tokens", tokens == tokens_recomputed)
+value("same_tokens", tokens == tokens_recomputed, zh="是" if tokens == tokens_recomputed else "否")
 value("max_error_vs_full", np.max(np.abs(out_cached - out_full)), "{:.1e}")
 value("max_error_vs_recompute", np.max(np.abs(out_cached - out_recomputed)), "{:.1e}")
 steps_as_rows = np.zeros((n_heads, max_len, max_len))  # (h, L, L): step t's weights in row t

@@ -17,7 +17,7 @@ from lib.attention import (
     softmax_backward,
 )
 from lib.debug_tools import relative_error
-from support import flat_page, published
+from support import flat_page, published, published_table
 
 H = 1e-5
 TOLERANCE = 1e-7
@@ -242,6 +242,65 @@ def test_the_shape_of_the_median_query_gradient_over_d_k():
     assert values["scaled_spread"] > 1.5 and values["flat_from_dk"] == 32
     assert values["crossover_dk"] == 64 and values["median_dq_unscaled_64"] > 0.5 * values["median_dq_scaled_64"]
     assert values["tenfold_dk"] == 256 and values["unscaled_peak_dk"] < 64
+
+
+@pytest.mark.claim(
+    "Below score standard deviation 1 the median query gradient falls in proportion to the scores' scale: divided "
+    "by that factor it stays flat, so uniform weights do not shrink the softmax's part of it",
+    zh="分数标准差小于 1 时，查询梯度的中位数与分数的缩放因子成正比地下降：除以这个因子后保持平稳，"
+    "所以均匀的权重并不缩小其中 softmax 的那一部分",
+)
+def test_small_scores_shrink_the_query_gradient_only_by_the_chain_rule_factor():
+    per_scale = [median_rms_dq(64, scale) / scale for scale in (0.1, 0.3, 1.0)]
+    assert max(per_scale) / min(per_scale) < 1.05  # the softmax's own part does not shrink as the weights flatten
+    values = published("backward/saturation")
+    assert values["std_min"] == pytest.approx(0.1)
+    assert values["dq_per_scale_max"] / values["dq_per_scale_min"] < 1.05
+    for folder in ("docs", "docs-zh"):
+        page = flat_page("backward.md", folder)
+        assert "{{ backward.saturation.dq_per_scale_min }}" in page and "{{ backward.saturation.std_min }}" in page
+    assert "every key looks the same to the softmax" not in flat_page("backward.md")
+
+
+@pytest.mark.claim(
+    "Saturation starves the query gradient while the value gradient grows: its median more than doubles from score "
+    "standard deviation 1 to 31.6",
+    zh="饱和让查询梯度枯竭，值梯度却在增大：从分数标准差 1 到 31.6，它的中位数增大到原来的两倍多",
+)
+def test_saturation_leaves_the_value_path_flowing_and_growing():
+    values = published("backward/saturation")
+    assert values["median_dv_std_max"] > 2 * values["median_dv_std1"]
+    assert values["median_dq_std_max"] < 1e-3 * values["median_dq_std1"]
+    assert "leaves path 1 alone" not in flat_page("backward.md")
+    assert "路径 1 不受影响" not in flat_page("backward.md", "docs-zh")
+    for folder in ("docs", "docs-zh"):
+        assert "{{ backward.saturation.median_dv_std1 }}" in flat_page("backward.md", folder)
+
+
+@pytest.mark.claim(
+    "Without the scale, at d_k = 1024 a tenth of the rows get more gradient than the scaled attention's median at "
+    "any d_k, and most of the rows get almost none; the snippet measures shares, not which keys tie",
+    zh="不缩放时，d_k 为 1024 时十分之一的行得到的梯度比缩放注意力在任何 d_k 下的中位数都大，大多数行几乎得不到梯度；"
+    "代码片段测量的是比例，而不是哪些键并列",
+)
+def test_the_starvation_bullet_says_what_the_percentiles_measure():
+    values = published("backward/saturation")
+    scaled_medians = [float(row["median dq, scaled"]) for row in published_table("backward/saturation", "by_dk")]
+    assert values["p90_dq_unscaled_max"] > max(scaled_medians) and values["starved_unscaled_max"] > 0.5
+    assert "two keys nearly tie" not in flat_page("backward.md")
+    assert "两个键几乎并列" not in flat_page("backward.md", "docs-zh")
+
+
+@pytest.mark.claim(
+    "The backward page marks seed tutorial 003's sentences as translations, and the Chinese quotes no more of them "
+    "than the figure measures",
+    zh="反向传播一页把种子教程 003 的句子标为译文，中文版引用的也不超出图所测量的内容",
+)
+def test_the_seed_003_quotations_are_named_and_marked_as_translations():
+    page = flat_page("backward.md")
+    assert page.count("Seed tutorial 003 states") + page.count("claims of seed tutorial 003") == 2
+    assert page.count("translated from its Chinese") == 2 and "One of our source tutorials" not in page
+    assert "调整查询和匹配的逻辑" not in flat_page("backward.md", "docs-zh")
 
 
 @pytest.mark.claim(

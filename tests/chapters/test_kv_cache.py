@@ -11,7 +11,7 @@ import pytest
 from lib import attention
 from lib.attention import causal_mask, multi_head_attention
 from lib.kv_decoder import KVCache, macs_with_cache, macs_without_cache, step_with_cache, step_without_cache
-from support import published
+from support import flat_page, published
 
 
 class Counted(np.ndarray):
@@ -158,3 +158,14 @@ def test_published_totals_match_a_loop():
     assert values["total_without_cache"] == without
     assert values["ratio_is_t"] is True
     assert 100 < without / with_cache < 1000
+
+
+@pytest.mark.claim(
+    "The kv-cache page names seed tutorial 003 as the source of the O(N) sentence and marks the quote as translated",
+    zh="KV 缓存一页点名种子教程 003 是那句 O(N) 的出处，并标明引文是译文",
+)
+def test_the_seed_003_sentence_is_named_and_marked_as_a_translation():
+    page = flat_page("kv-cache.md")
+    assert "Seed tutorial 003 says that during generation (translated from its Chinese)" in page
+    assert "A common tutorial claim" not in page
+    assert "种子教程 003 说" in flat_page("kv-cache.md", "docs-zh")

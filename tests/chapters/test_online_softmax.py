@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lib.online_tiles import online_softmax, tiled_attention
-from support import REPO, flat_page, oracle_attention, published, softmax_row
+from support import REPO, flat_page, oracle_attention, published, published_table, softmax_row
 
 
 @given(
@@ -131,3 +131,21 @@ def test_tiled_peak_grows_with_the_output():
     assert value("online_softmax/memory", "tiled_extra_is_constant") is True
     page = flat_page("online-softmax.md")
     assert "the tiles hardly grow" not in page and "the tiled peak grows only like $L$, with the output" in page
+
+
+@pytest.mark.claim(
+    "The tiled peak is the output plus the same constant only from L = 256 on, and the caption and alt text say so",
+    zh="分块的峰值从 L = 256 起才等于输出加同一个常数，图注和替代文字都这样说",
+)
+def test_the_tiled_extra_is_constant_only_from_the_second_length():
+    rows = published_table("online_softmax/memory", "peaks")
+    extra = [float(row["tiled minus output (KiB)"].replace(",", "")) for row in rows]
+    values = published("online_softmax/memory")
+    assert extra[0] != extra[1] and len(set(extra[1:])) == 1  # the smallest length has its own constant
+    assert values["constant_from"] > values["l_min"]
+    for folder, caption in (
+        ("docs", "Right: from $L$ = {{ online_softmax.memory.constant_from }} on"),
+        ("docs-zh", "右：从 $L$ = {{ online_softmax.memory.constant_from }} 起"),
+    ):
+        page = flat_page("online-softmax.md", folder)
+        assert caption in page and page.count("{{ online_softmax.memory.constant_from }}") >= 3  # alt, caption, notice

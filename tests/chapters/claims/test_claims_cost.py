@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from support import W, X, attend, causal, claim, kind, v
+from support import INVENTORY, W, X, attend, causal, claim, kind, v
 
 
 @claim("C003-34")
@@ -54,3 +54,17 @@ def test_c000_85_learned_and_absent_positions_are_measured_or_cited_on_the_site(
     order_matters = (REPO / "docs" / "order-matters.md").read_text(encoding="utf-8")
     positional = (REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8")
     assert "Haviv et al. (2022)" in order_matters and "learned token and position tables" in positional
+
+
+@claim("C003-35")
+def test_c003_35_the_o_n_step_is_the_cached_one_and_the_condition_says_nothing_is_recomputed():
+    from lib.kv_decoder import macs_with_cache, macs_without_cache
+
+    d, n = 64, v("claims/cost", "n_ctx")
+    projections = 4 * d * d
+    assert macs_with_cache(2 * n, d) - projections == 2 * (macs_with_cache(n, d) - projections)  # linear: the O(N)
+    recomputed = [macs_without_cache(t, d) - t * projections for t in (n, 2 * n)]  # attention over every row
+    assert recomputed[1] == 4 * recomputed[0]  # recomputing every row: quadratic, O(N²)
+    condition = INVENTORY["C003-35"].condition
+    # the old condition ("a KV cache is kept (then nothing is recomputed)") negated the claim's own verb
+    assert condition.startswith('"recomputes" means "attends to"') and "O(N²)" in condition

@@ -7,7 +7,20 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lib.debug_tools import numeric_gradient
-from support import INVENTORY, W, X, attend, claim, kind, oracle_attention, positional_encoding, softmax_row, v
+from scripts.pipeline.references import VALUE
+from support import (
+    INVENTORY,
+    W,
+    X,
+    attend,
+    claim,
+    flat_page,
+    kind,
+    oracle_attention,
+    positional_encoding,
+    softmax_row,
+    v,
+)
 
 rng = np.random.default_rng(2)  # fresh draws for this file's tests
 
@@ -132,3 +145,12 @@ def test_c000_58_tied_projections_are_not_enough_at_a_tiny_width():
         tied += np.sum(((x @ wq) @ (x @ wq).T).argmax(-1) == np.arange(7))
     assert tied / 2100 < 0.5 and v("queries_keys_values/self_match", "tied_rate_d2") < 0.5
     assert "d_k is not tiny" in INVENTORY["C000-58"].condition
+
+
+@claim("C003-24")
+def test_c003_24_every_number_of_the_evidence_is_shown_on_the_backward_page():
+    row = INVENTORY["C003-24"]
+    for evidence, folder in ((row.evidence, "docs"), (row.evidence_zh, "docs-zh")):
+        quoted = [m.group(0) for m in VALUE.finditer(evidence)]
+        missing = [value for value in quoted if value not in flat_page(row.see, folder)]
+        assert quoted and not missing, f"{folder}/{row.see} never shows {missing}"

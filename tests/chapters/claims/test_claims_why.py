@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from support import TABLE_2, TABLE_3, W, X, attend, causal, claim, kind, softmax_row, text, v
+from scripts.pipeline.references import VALUE
+from support import INVENTORY, TABLE_2, TABLE_3, W, X, attend, causal, claim, flat_page, kind, softmax_row, text, v
 
 
 @claim("C000-07")
@@ -89,3 +90,15 @@ def test_c000_02_four_steps_equal_the_formula():
     steps = np.array([softmax_row(list(r)) for r in scores]) @ val
     np.testing.assert_allclose(steps, attend(X, W)[0], rtol=1e-12)
     assert kind("C000-02") == kind("C003-14") == kind("C003-15") == kind("C000-12") == "holds"
+
+
+@claim("C003-03")
+def test_c003_03_the_finite_context_is_shown_on_the_linked_page_and_not_derived_from_n_squared():
+    row = INVENTORY["C003-03"]
+    page = row.see.split("#")[0]
+    for evidence, folder in ((row.evidence, "docs"), (row.evidence_zh, "docs-zh")):
+        chapter_values = [m.group(0) for m in VALUE.finditer(evidence) if m.group(1) != "claims"]
+        assert chapter_values, "the context limit must be a value the linked page shows"
+        assert all(quoted in flat_page(page, folder) for quoted in chapter_values)
+    assert v("kv_cache/memory", "gpt2_positions") == 1024  # GPT-2's context (Radford et al. 2019)
+    assert "so every model has a finite window" not in row.evidence  # n² entries do not force a window
