@@ -6,6 +6,7 @@ committed outputs against the list, that every value an evidence text quotes exi
 against the citation held here.
 """
 
+import fnmatch
 import re
 from collections import Counter
 
@@ -19,6 +20,7 @@ from support import (
     CLAIMS_PAGE as PAGE,
     GENERATED,
     INVENTORY,
+    REPO,
     TABLE_2,
     TABLE_3,
     VERDICTS,
@@ -204,6 +206,8 @@ UNCHECKABLE = [
 
 def test_uncheckable_claims_are_opinions_anecdotes_or_need_training():
     assert sorted(c for c in VERDICTS if kind(c) == "cannot be checked here") == sorted(UNCHECKABLE)
+    # seed 000 gives its 1.2 BLEU as the author's own run ("我尝试去掉Wₒ"), not as the paper's
+    assert "author's own run" in INVENTORY["C000-63"].evidence and "作者自己" in INVENTORY["C000-63"].evidence_zh
 
 
 # ============================================================ the paper's numbers (the citation)
@@ -270,3 +274,23 @@ def test_seed_000_rows_are_one_hot_to_four_decimals_as_the_page_says():
     assert v("scaled_dot_product/seed_claims", "s000_smallest_row_max_scaled") < 1  # not exactly one-hot
     page = " ".join(PAGE.read_text(encoding="utf-8").split())
     assert "so every row is one-hot" not in page and "one-hot to four decimals" in page
+
+
+def test_a_chinese_condition_that_begins_or_ends_in_latin_is_set_off_by_a_space():
+    """仅当 q 和 k 的分量方差为 1 时成立, not 仅当q……为 1时成立 (one space between Chinese and Latin or digits)."""
+    checked = 0
+    for cid, claim in INVENTORY.items():
+        if kind(cid) == "holds only when":
+            verdict = claim.verdict_zh
+            assert not re.search(r"仅当[A-Za-z0-9(`]|[A-Za-z0-9)`]时成立$", verdict), (cid, verdict)
+            checked += bool(re.search(r"仅当 [A-Za-z0-9(`]|[A-Za-z0-9)`] 时成立$", verdict))
+    assert checked >= 5
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_every_snippet_name_the_claims_page_writes_matches_a_file(folder):
+    """The page once said "or any `claims_*.py`", a name no file in snippets/claims/ has."""
+    page = (REPO / folder / "claims.md").read_text(encoding="utf-8")
+    names = set(re.findall(r"`(?:snippets/claims/)?([\w*]+\.py)`", page))
+    folder_files = {path.name for path in (REPO / "snippets" / "claims").glob("*.py")}
+    assert names and not {name for name in names if not fnmatch.filter(folder_files, name)}
