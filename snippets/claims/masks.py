@@ -73,3 +73,14 @@ value("n_weights", L * L)
 # -inf everywhere in a row: the naive softmax divides 0 by 0.
 with np.errstate(invalid="ignore"):
     value("fully_masked_inf_nan", int(np.isnan(naive_softmax(np.full(L, -np.inf))).sum()))
+
+# The float32 NaN of the seed's exp / sum on its causal rows are of two kinds: weights whose exp overflows (the
+# missing max subtraction, with or without the mask) and the first query's row, whose one visible score's exp
+# underflows to 0, so that the row is 0/0 (the mask's part).
+causal32 = scores.astype(np.float32) - 1e9 * future.astype(np.float32)  # (L, L), the seed's line in float32
+with np.errstate(over="ignore", under="ignore"):
+    exps32 = np.exp(causal32)  # (L, L)
+value("float32_exp_limit", np.log(np.finfo(np.float32).max), "{:.1f}")
+value("float32_overflow_weights", int(np.isinf(exps32).sum()))
+value("float32_zero_rows", int((exps32 == 0).all(axis=-1).sum()))
+value("float32_first_score", causal32[0, 0], "{:.0f}")  # the only score the first query sees

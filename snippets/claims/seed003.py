@@ -26,7 +26,11 @@ value("shapes", f"{x.shape}, {output.shape}, {weights.shape}")
 value("row_sum", f"{np.sum(weights[0, 0, :]):.3f}")
 cell_labels = sorted({f"{w:.2f}" for w in first.ravel()})  # the heat map's cell labels
 value("n_labels", len(cell_labels))
-value("label_list", ", ".join(f'"{label}"' for label in cell_labels))
+value(
+    "label_list",
+    ", ".join(f'"{label}"' for label in cell_labels),
+    zh="、".join(f"“{label}”" for label in cell_labels),
+)
 value("token_spread", output.std(axis=1).max(), "{:.0e}")  # how much the 5 outputs of a sequence differ
 value("error_2d", capture_error(lambda: layer.forward(x[0])))
 

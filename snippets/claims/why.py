@@ -19,7 +19,7 @@ from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 PAPER = {
     "big_en_de": 28.4, "big_en_fr": 41.8, "base_en_de": 27.3, "base_en_fr": 38.1,
     "gnmt_en_de": 24.6, "gnmt_en_fr": 39.92, "gnmt_ens_en_de": 26.30,
-    "convs2s_en_de": 25.16, "convs2s_ens_en_de": 26.36,
+    "convs2s_en_de": 25.16, "convs2s_ens_en_de": 26.36, "moe_en_de": 26.03,
     "flops_big": 2.3e19, "flops_base": 3.3e18, "flops_gnmt_en_de": 2.3e19,
     "flops_convs2s_en_de": 9.6e18,
     "dev_base": 25.8, "dev_one_head": 24.9, "dev_learned_pe": 25.7,
@@ -33,8 +33,8 @@ def sci(x, digits=1):
 
 
 for name in ("big_en_de", "big_en_fr", "base_en_de", "gnmt_en_de", "dev_base", "dev_one_head",
-             "dev_learned_pe", "convs2s_ens_en_de", "gnmt_ens_en_de"):
-    value(f"paper_{name}", PAPER[name], "{:.2f}" if name.endswith("ens_en_de") else "{}")
+             "dev_learned_pe", "convs2s_ens_en_de", "gnmt_ens_en_de", "moe_en_de"):
+    value(f"paper_{name}", PAPER[name], "{:.2f}" if name.endswith(("ens_en_de", "moe_en_de")) else "{}")
 value("paper_flops_big", PAPER["flops_big"], sci(PAPER["flops_big"]))
 value("flops_ratio_convs2s", PAPER["flops_convs2s_en_de"] / PAPER["flops_base"], "{:.1f}")
 value("flops_ratio_gnmt", PAPER["flops_gnmt_en_de"] / PAPER["flops_base"], "{:.1f}")

@@ -119,5 +119,9 @@ nan_rows = np.flatnonzero(np.isnan(output).any(axis=-1))
 zero_rows = np.flatnonzero((output == 0).all(axis=-1))
 print("output rows with NaN:", nan_rows, " all-zero rows:", zero_rows)
 # --8<-- [end:propagate]
-value("core_nan_rows", ", ".join(f'"{tokens[i]}"' for i in nan_rows))
+value(
+    "core_nan_rows",
+    ", ".join(f'"{tokens[i]}"' for i in nan_rows),
+    zh="、".join(f"“{tokens[i]}”" for i in nan_rows),
+)
 value("core_zero_rows", len(zero_rows))

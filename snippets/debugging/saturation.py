@@ -53,6 +53,7 @@ value("std1_score_std", rows[0][1], "{:.0f}")
 value("std1_row_max", rows[0][2], "{:.3f}")
 value("one_hot_threshold", 0.99)
 value("std1_rows_above_099", int(np.sum(seed000.max(axis=-1) > 0.99)))
+value("std1_one_hot_keys", len(set(np.argmax(seed000, axis=-1)[seed000.max(axis=-1) > 0.99])))  # keys they pick
 value("std1_factor", d_model * 1.0**2, "{:.0f}")  # d_model * sigma_W^2
 value("fixed_score_std", rows[1][1], "{:.2f}")
 value("fixed_row_max", rows[1][2], "{:.2f}")

@@ -8,6 +8,7 @@ runs without the repository's files: it carries the file's text in ``lib.data_fi
 (scripts/pipeline/notebooks.py).
 """
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ CONDITION = ("condition", "condition_zh")  # only with verdict = "only_when"
 # Each verdict and its words in English and Chinese (only_when's are in Claim.verdict_en and verdict_zh).
 VERDICTS = {"holds": ("holds", "成立"), "fails": ("does not hold", "不成立"),
             "unchecked": ("cannot be checked here", "此处无法核查"), "only_when": None}
+LATIN_EDGE = re.compile(r"[A-Za-z0-9()\[\]`$]")  # a character that wants a space beside Chinese text
 HEADER = {"en": ["ID", "Claim (source)", "Verdict", "Evidence"], "zh": ["编号", "论断（出处）", "判定", "证据"]}
 
 
@@ -48,14 +50,13 @@ class Claim:
 
     @property
     def verdict_zh(self):
-        """The verdict as the Chinese page words it: a condition that begins or ends in Latin letters, digits or
-        ASCII brackets stands one space away from 仅当 and 时."""
+        """The verdict as the Chinese page words it; a condition that begins or ends in Latin letters, digits or
+        ASCII brackets is set off from 仅当 and 时成立 by a space."""
         if self.verdict != "only_when":
             return VERDICTS[self.verdict][1]
-        condition = self.condition_zh
-        before = " " if condition[0].isascii() else ""
-        after = " " if condition[-1].isascii() else ""
-        return f"仅当{before}{condition}{after}时成立"
+        before = " " if LATIN_EDGE.match(self.condition_zh[:1]) else ""
+        after = " " if LATIN_EDGE.match(self.condition_zh[-1:]) else ""
+        return f"仅当{before}{self.condition_zh}{after}时成立"
 
     @property
     def source_zh(self):

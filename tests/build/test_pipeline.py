@@ -415,10 +415,6 @@ plt.show()
 '''
 
 
-@pytest.mark.claim(
-    "A Chinese figure that would draw a character as a box fails the build naming the character",
-    zh="中文图中若有字符会被画成方框，构建就会失败并指出该字符",
-)
 def test_a_table_column_without_a_title_fails_naming_the_table_and_the_column():
     from lib import publish
 
@@ -427,6 +423,10 @@ def test_a_table_column_without_a_title_fails_naming_the_table_and_the_column():
     assert "sizes" not in publish.TABLES
 
 
+@pytest.mark.claim(
+    "A Chinese figure that would draw a character as a box fails the build naming the character",
+    zh="中文图中若有字符会被画成方框，构建就会失败并指出该字符",
+)
 def test_a_chinese_figure_that_draws_a_box_fails_naming_the_character(project, capsys):
     catalog = project.snippets / "chapter" / "zh.toml"
     catalog.write_text('"a rare word" = "\\U0002a6a5"  # CJK Extension B: not in Noto Sans SC\n')

@@ -187,7 +187,7 @@ def test_score_std_formula(std):
 
 @pytest.mark.claim(
     "Seed 003's init (std 0.01) gives a 'dead head': every weight within 0.01 of 1/L",
-    zh="种子教程 003 的初始化（标准差 0.01）产生“死头”：每个权重与 1/L 相差不到 0.01",
+    zh="种子教程 003 的初始化（标准差 0.01）产生“失效的头”：每个权重与 1/L 相差不到 0.01",
 )
 @pytest.mark.parametrize("L", [5, 6, 7])
 def test_small_init_gives_uniform_rows(L):
@@ -467,6 +467,31 @@ def test_future_leak_detects_bugs_and_passes_the_fix(L):
     )
     assert value("debugging/leak", "leak_causal") == 0.0
     assert min(value("debugging/leak", n) for n in ("leak_none", "leak_off_by_one", "leak_inverted")) > 0.1
+
+
+def test_the_one_hot_rows_pick_keys_of_their_own():
+    """Seed 000's init: each row over 0.99 puts it on a key of its own choosing, not all on the same key."""
+    assert value("debugging/saturation", "std1_rows_above_099") > 1
+    assert value("debugging/saturation", "std1_one_hot_keys") > 1
+
+
+def test_after_the_softmax_only_the_first_row_sums_to_the_quoted_value():
+    """The page quotes the first row's sum, and the rows do not share it: each blocked entry adds -1e9."""
+    line = (GENERATED / "debugging" / "leak" / "output-after.txt").read_text(encoding="utf-8").splitlines()[0]
+    sums = [float(x) for x in line.partition("row sums [")[2].rstrip("]").split()]
+    assert sums[0] == pytest.approx(value("debugging/leak", "after_row0_sum"), rel=0.1)
+    assert [round(b - a) for a, b in zip(sums, sums[1:])] == [1_000_000_000] * (len(sums) - 1)
+
+
+def test_the_first_query_weight_quoted_is_on_the_three_words_after_it():
+    """Query 0 is a [PAD] that sees no key: the quoted total is on the real words after it, not on every future key
+    (the [PAD] at position 1 is future too)."""
+    text = (GENERATED / "debugging" / "masked_rows" / "stdout.txt").read_text(encoding="utf-8")
+    row = [float(x) for x in text.partition("seed, stable row 0: [")[2].partition("]")[0].split()]
+    tokens = ["[PAD]", "[PAD]", "The", "cat", "sat"]
+    words_after = sum(w for w, token in zip(row[1:], tokens[1:]) if token != "[PAD]")
+    quoted = value("debugging/masked_rows", "seed_stable_row0_future_weight")
+    assert round(quoted, 2) == round(words_after, 2) != round(sum(row[1:]), 2)
 
 
 @pytest.mark.claim(

@@ -267,9 +267,10 @@ def test_the_shortcut_copies_without_a_previous_token_head(snippet):
 
 @pytest.mark.parametrize("snippet", SEEDS)
 @pytest.mark.claim(
-    "On each of three seeds, the induction score makes a large share of its rise within one short "
-    "window, and the loss on the repeated tokens drops in the same window",
-    zh="在三个种子中的每一个上，归纳分数在一个短窗口内完成其升幅的很大份额，重复词元上的损失也在同一窗口内下降",
+    "On each of three seeds, the induction score rises more than 2.5 times as fast as its average within one "
+    "short window, and the loss on the repeated tokens drops more than twice as fast as its average in the same window",
+    zh="在三个种子中的每一个上，归纳分数在一个短窗口内的上升速度超过其平均速度的 2.5 倍，"
+    "重复词元上的损失在同一窗口内的下降速度也超过其平均速度的 2 倍",
 )
 def test_the_induction_score_jumps(snippet):
     values = published(snippet)

@@ -371,3 +371,10 @@ def test_every_claim_of_the_suite_has_its_chinese_wording():
     claims = claim_markers(REPO / "tests")
     assert len(claims) > 200
     assert [test_id for _, claim_zh, test_id, _ in claims if not claim_zh] == []
+
+
+def test_the_chinese_figure_box_claim_is_backed_by_the_test_that_draws_a_box():
+    """A reader found the box claim on the test of untitled table columns, which checks no figure."""
+    backing = {claim: test_id for claim, _, test_id, _ in claim_markers(REPO / "tests")}
+    test_id = backing["A Chinese figure that would draw a character as a box fails the build naming the character"]
+    assert test_id.endswith("::test_a_chinese_figure_that_draws_a_box_fails_naming_the_character"), test_id

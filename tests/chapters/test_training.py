@@ -98,7 +98,7 @@ def test_adam_first_step_is_signed_learning_rate():
 @pytest.mark.claim(
     "In the reference task the answer is the only animal of the sentence, at 7 different positions, "
     "one sentence in five has no animal (answer: nobody), and the query is the last word",
-    zh="在参考任务中，答案是句子里唯一的动物，出现在 7 "
+    zh="在参照任务中，答案是句子里唯一的动物，出现在 7 "
     "个不同的位置；每五个句子中有一个没有动物（答案：nobody）；查询是最后一个词",
 )
 def test_reference_sentences():
@@ -324,7 +324,7 @@ def test_reference_attention_accuracy_stays_at_one_after_crossing():
 @pytest.mark.claim(
     "Without positions, every position gives itself less weight than it gives each other position "
     "(the largest self weight is below the smallest other weight), as 'than each of the others' says",
-    zh="没有位置信息时，每个位置给自己的权重都小于给其他每个位置的权重（最大的自身权重低于最小的其他权重），与“比其他每一个都小”的说法一致",
+    zh="没有位置信息时，每个位置给自己的权重都小于给其他每个位置的权重（最大的自身权重低于最小的其他权重），与页面上“比给其余每个位置的都小”的说法一致",
 )
 def test_reverse_self_weight_is_below_every_other_weight():
     values = published("training/reverse")

@@ -14,7 +14,24 @@ from support import INVENTORY, claim, flat_page, kind, positional_encoding, soft
 @claim("C000-71")
 def test_c000_71_dead_head_at_six_tokens():
     assert abs(v("claims/seed003", "six_min") - 1 / 6) < 0.01 and abs(v("claims/seed003", "six_max") - 1 / 6) < 0.01
-    assert kind("C000-71") == "holds"
+    assert kind("C000-71") == "holds only when"
+
+
+def test_c000_71_a_tiny_w_q_flattens_the_rows_as_much_as_a_tiny_w_k():
+    """Flat rows do not point at W_k alone: with the other matrix at std 1/sqrt(d_model), a tiny W_q gives rows as
+    close to uniform as a tiny W_k, and both far closer than a healthy pair."""
+    rng = np.random.default_rng(0)
+    d_model, d_k, n = 128, 64, 6
+    x = rng.normal(size=(n, d_model))
+    healthy, tiny = rng.normal(size=(2, d_model, d_k)) / math.sqrt(d_model), rng.normal(size=(d_model, d_k)) * 0.01
+
+    def spread(w_q, w_k):
+        scores = (x @ w_q) @ (x @ w_k).T / math.sqrt(d_k)
+        return np.abs(np.array([softmax_row(row) for row in scores]) - 1 / n).max()
+
+    tiny_q, tiny_k, neither = spread(tiny, healthy[1]), spread(healthy[0], tiny), spread(*healthy)
+    assert max(tiny_q, tiny_k) < 0.05 < neither / 3 and 0.5 < tiny_q / tiny_k < 2
+    assert "W_q or W_k" in INVENTORY["C000-71"].condition and "W_q 或 W_k" in INVENTORY["C000-71"].condition_zh
 
 
 @claim("C000-66")

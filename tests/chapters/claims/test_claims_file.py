@@ -92,3 +92,35 @@ def test_an_unknown_table_is_refused_naming_it():
 def test_text_that_is_not_toml_is_refused_naming_the_file_and_line():
     with pytest.raises(reader.ClaimsError, match=r"^claims/claims.toml: not valid TOML: .*line 19"):
         reader.load(TEXT.replace("why = 'Why attention, and the paper'", "why = Why attention"))
+
+
+# Rows whose evidence a reader did not find where the row links (fourth reading): each now links where its numbers
+# stand. A chapter's value stands on the linked page as {{ … }}; a value of the claims snippets that print the seeds'
+# runs stands in the output the claims page shows under "How the audit measures".
+LINKED_WHERE_SHOWN = ("C000-22", "C000-65", "C003-26", "C000-41", "C000-72", "G-06", "C000-71")
+SHOWN_IN_THE_SEEDS_RUNS = ("C000-53", "C000-64", "C003-31", "C003-32")
+
+
+@pytest.mark.parametrize("cid", LINKED_WHERE_SHOWN)
+def test_a_rows_chapter_values_stand_on_the_page_it_links(cid):
+    from scripts.pipeline.references import read_page
+
+    claim = next(c for c in CLAIMS.claims if c.id == cid)
+    page = read_page((DOCS / claim.see.partition("#")[0]).read_text(encoding="utf-8")).values
+    quoted = [value for value in read_page(claim.evidence).values if not value[0].startswith("claims/")]
+    assert quoted and not [v for v in quoted if v not in page], f"{cid}: not on {claim.see}: {quoted}"
+
+
+@pytest.mark.parametrize("cid", SHOWN_IN_THE_SEEDS_RUNS)
+def test_a_rows_seed_run_values_are_printed_in_the_section_it_links(cid):
+    from scripts.pipeline.references import read_page
+
+    claim = next(c for c in CLAIMS.claims if c.id == cid)
+    assert claim.see == "claims.md#how-the-audit-measures"
+    quoted = read_page(claim.evidence).values
+    printed = {
+        snippet: (PROJECT.generated / snippet / "stdout.txt").read_text(encoding="utf-8") for snippet, _ in quoted
+    }
+    assert quoted and all(f"\n{name} = " in "\n" + printed[snippet] for snippet, name in quoted), cid
+    page = (DOCS / "claims.md").read_text(encoding="utf-8")
+    assert all(f'--8<-- "docs/generated/{snippet}/stdout.txt"' in page for snippet in printed), cid

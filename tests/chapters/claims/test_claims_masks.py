@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from support import W, X, attend, claim, kind, softmax_row, v
+from support import W, X, attend, claim, kind, softmax_row, text, v
 
 
 @claim("C000-42")
@@ -59,3 +59,21 @@ def test_c000_40_padding_is_visible_without_a_mask():
     _, masked = attend(padded, W, [[j < 4 for j in range(7)] for _ in range(7)])
     assert masked[:4, 4:].max() == 0.0
     assert kind("C000-40") == kind("C000-70") == "holds only when" and kind("C000-41") == "holds"
+
+
+def test_the_float32_nan_of_seed_000s_mask_are_overflow_and_a_row_the_mask_leaves_empty():
+    """The claims page: in float32 the seed's exp / sum overflows on large scores (mask or no mask), and the first
+    query's row is 0/0 because the mask leaves it one score whose exp underflows; without the mask it has no NaN."""
+    from lib.claims_seeds import seed000_heads
+
+    _, q, k, _ = seed000_heads(6, np.random.default_rng(42))
+    scores = (q[0] @ k[0].T / np.sqrt(64)).astype(np.float32)  # (6, 6), as snippets/claims/masks.py computes them
+    limit = math.log(float(np.finfo(np.float32).max))
+    assert f"{limit:.1f}" == text("claims/masks", "float32_exp_limit")
+    overflowing = int((np.triu(np.ones((6, 6)), k=1) == 0)[scores > limit].sum())
+    assert overflowing == v("claims/masks", "float32_overflow_weights") > 0
+    first = float(v("claims/masks", "float32_first_score"))
+    assert math.exp(first) < float(np.finfo(np.float32).tiny) * 2**-23 and scores[0, 0] == pytest.approx(first)
+    assert (scores[0] > -limit).any()  # unmasked, the first row keeps scores whose exp is not 0
+    n_nan = int(v("claims/masks", "float32_naive_causal").split()[0])
+    assert n_nan == overflowing + 6 * v("claims/masks", "float32_zero_rows")

@@ -11,8 +11,11 @@ from support import INVENTORY, TABLE_2, TABLE_3, W, X, attend, causal, claim, fl
 
 @claim("C000-07")
 def test_c000_07_25_8_is_not_an_rnn_score():
-    rnn_en_de = [float(TABLE_2[m][0]) for m in ("GNMT + RL", "GNMT + RL Ensemble")]
+    recurrent = ("GNMT + RL", "MoE", "GNMT + RL Ensemble")  # MoE: mixture-of-experts layers between LSTM layers
+    rnn_en_de = [float(TABLE_2[m][0]) for m in recurrent]
     assert 25.8 not in rnn_en_de and TABLE_3["base (8 heads, sinusoidal positions)"] == "25.8"
+    assert text("claims/why", "paper_moe_en_de") == TABLE_2["MoE"][0]
+    assert "claims.why.paper_moe_en_de" in INVENTORY["C000-07"].evidence
     assert kind("C000-07") == "does not hold"
 
 
