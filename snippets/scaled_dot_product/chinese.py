@@ -42,7 +42,7 @@ value(
 value(
     "description_zh",
     "五个词（我、爱、自然、语言、处理）之间注意力权重的热力图，色标固定为 0 到 1，每格标出权重。每行最大的权重："
-    + "；".join(f"{query} 对 {key}（{w:.2f}）" for query, key, w in pairs) + "。",
+    + "；".join(f"“{query}”对“{key}”（{w:.2f}）" for query, key, w in pairs) + "。",
 )
 
 fig, ax = plt.subplots(num="weights", figsize=(4.6, 3.8))

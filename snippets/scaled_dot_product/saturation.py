@@ -115,6 +115,14 @@ for name, s in (("unscaled", k_open @ q_open), ("scaled", k_open @ q_open / D_OP
     value(f"opening_entropy_bits_{name}", entropy(p) / np.log(2), "{:.2f}")
 value("opening_dk", D_OPEN)
 
+# Dividing by d_k instead of sqrt(d_k) (a common slip), on fresh rows at d_k = 64: the scores' spread falls from 1 to
+# 1/8 and the weights flatten towards uniform.
+over = np.random.default_rng(6464)
+q, k = over.standard_normal((N_ROWS, 1, 64)), over.standard_normal((N_ROWS, L, 64))
+scores_64 = (q @ np.swapaxes(k, -1, -2))[:, 0, :]  # (N, L)
+value("top_over_d_k_64", softmax(scores_64 / 64, axis=-1).max(axis=-1).mean(), "{:.3f}")
+value("top_over_sqrt_d_k_64", softmax(scores_64 / 8, axis=-1).max(axis=-1).mean(), "{:.3f}")
+
 fig, axes = plt.subplots(1, 3, num="saturation", figsize=(9, 3.4))
 panels = [  # title, measure index, reference lines (level, label)
     ("largest weight (mean)", 0, [(1 / L, f"uniform 1/{L}"), (1.0, "one-hot")]),

@@ -57,6 +57,7 @@ value("relative_standard_error_4", np.sqrt((2 + 6 / 4) / N_PAIRS), "{:.1%}")
 value("sigma_small_scaled_var", sigma_rows[0][2], "{:.1e}")
 value("sigma_large_scaled_var", sigma_rows[-1][2], "{:.3g}")
 value("d_k_sigma_table", D_K)
+value("share_within_2_std_64", np.mean(np.abs(scaled_samples[64]) <= 2), "{:.1%}")  # |q . k| <= 16
 
 # Left: the spread of q . k grows like sqrt(d_k); scaling removes the growth.
 # Right: after scaling, every d_k gives the same bell curve, the standard normal.

@@ -15,7 +15,7 @@ from hypothesis import given, strategies as st
 from lib.attention import attention_scores, causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from lib.debug_tools import max_subtract_softmax
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
-from support import GENERATED, flat_page, oracle_attention, published, published_table, softmax_row
+from support import GENERATED, REPO, flat_page, nonempty_glob, oracle_attention, published, published_table, softmax_row
 
 TOKENS = tokenize(SENTENCE)
 
@@ -271,3 +271,26 @@ def test_the_leakage_test_catches_all_three_wrong_masks():
     page = flat_page("masks.md")
     assert "Only a test like this one catches them" not in page
     assert "a test like this one catches all three" in page
+
+
+def test_a_fully_masked_row_comes_from_an_all_padding_entry_not_from_an_empty_sequence():
+    """The page's example of a fully masked query: a batch entry that is all padding. A length-0 sequence has no
+    query row at all."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 5, 4))
+    output, weights = scaled_dot_product_attention(x, x, x, mask=padding_mask(np.array([3, 0]), 5))
+    assert np.all(weights[1] == 0.0) and np.all(output[1] == 0.0)  # every query of the all-padding entry
+    empty = np.zeros((0, 4))
+    output, weights = scaled_dot_product_attention(empty, empty, empty)
+    assert output.shape == (0, 4) and weights.shape == (0, 0)  # no row to mask
+
+
+SEEDS = REPO.parent / "shared" / "seeds"
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason=f"the seed tutorials are not in {SEEDS}")
+def test_only_seed_000_builds_the_triu_mask():
+    """The page says seed 000 builds np.triu(np.ones((L, L)), k=1); seed 003 has no mask at all."""
+    texts = {path.name[:3]: path.read_text(encoding="utf-8") for path in nonempty_glob(SEEDS, "*.txt")}
+    assert "triu" in texts["000"] and "triu" not in texts["003"]
+    assert "Seed 000, one of the tutorials we started from, builds `np.triu" in flat_page("masks.md")

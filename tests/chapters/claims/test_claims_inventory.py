@@ -151,7 +151,7 @@ def test_the_chinese_rows_name_the_tutorials_in_chinese_and_write_no_italics():
             assert claim_cell.endswith(("（常见说法）", f"（种子教程 {INVENTORY[cid].source}）")), claim_cell
             for cell in (claim_cell, evidence):
                 assert "*" not in re.sub(r"`[^`]*`", "", cell).replace("**", ""), cell
-                prose = re.sub(r"\]\([^)]*\)", "]", cell)  # a link's target is an address, not words
+                prose = re.sub(r"\]\([^)]*\)", "]", cell)  # a link's address (#seed-claims) is not prose
                 assert not re.search(r"\bseed\b|et al", prose, re.IGNORECASE), cell
                 assert '"' not in without_references(cell), cell  # “” around quotations
 

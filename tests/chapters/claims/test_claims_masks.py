@@ -33,6 +33,10 @@ def test_c000_43_subtracting_1e9_as_seed_000_does():
     assert v("claims/masks", "float16_naive_causal") == v("claims/masks", "float16_stable_causal") == "36 NaN"
     assert np.float32(3.0) - np.float32(1e9) == np.float32(1.0) - np.float32(1e9)  # float32: steps of 64 near 1e9
     assert float(v("claims/masks", "float32_stable_empty")) > 0.01
+    # float32 with the seed's exp / sum fails even under the causal mask; subtracting the row maximum does not
+    naive_float32 = v("claims/masks", "float32_naive_causal")  # e.g. "13 NaN" of 36 weights
+    assert naive_float32.endswith(" NaN") and int(naive_float32.split()[0]) > 0
+    assert float(v("claims/masks", "float32_stable_causal")) == 0.0
     assert kind("C000-43") == "holds only when" and kind("C000-44") == kind("C000-45") == "holds"
 
 
@@ -41,6 +45,9 @@ def test_c000_46_mask_after_softmax_gives_negative_weights():
     weights = np.array(softmax_row([0.1, 0.2, 0.3]))
     after = weights - 1e9 * np.array([0, 1, 1])
     assert after.min() < -9e8 and kind("C000-46") == "does not hold"
+    # not saturation: a saturated row and a uniform row fail the same way, by the same -1e9
+    for row in ([50.0, 0.0, 0.0], [0.0, 0.0, 0.0]):
+        assert (np.array(softmax_row(row)) - 1e9 * np.array([0, 1, 1]))[1:].max() < -9e8
 
 
 @claim("G-06")

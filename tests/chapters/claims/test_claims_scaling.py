@@ -60,6 +60,24 @@ def test_c000_19_jacobian_vanishes_when_saturated():
         "scaled_dot_product/saturation", "jacobian_scaled_64"
     )
     assert kind("C000-19") == kind("C003-19") == "holds"
+    # the evidence is the median row: it vanishes unscaled, while the mean stays within a few times the scaled one
+    scaled = v("scaled_dot_product/saturation", "median_jacobian_scaled_64")
+    assert v("scaled_dot_product/saturation", "median_jacobian_unscaled_64") < 0.2 * scaled
+    assert v("scaled_dot_product/saturation", "median_jacobian_unscaled_1024") < 1e-4 * scaled
+
+
+@claim("C000-15")
+def test_c000_15_the_scale_prevents_saturation_only_for_unit_variance_components():
+    """Unit-variance q, k at d_k = 64: scaled rows are not one-hot; seed 000's N(0, 1) weights: still one-hot."""
+    q, k = rng.standard_normal((5000, 1, 64)), rng.standard_normal((5000, 7, 64))
+    p = softmax(np.einsum("rqd,rkd->rk", q, k) / 8.0)
+    assert np.mean(p.max(axis=-1) > 0.99) < 0.01
+    seed = softmax(seed000_head(1.0, scale=True))
+    assert np.all(seed.max(axis=-1) > 0.999)  # the scale alone does not prevent it
+    assert v("scaled_dot_product/seed_claims", "s000_rows_above_0999_scaled") == v(
+        "scaled_dot_product/seed_claims", "s000_rows"
+    )
+    assert kind("C000-15") == "holds only when"
 
 
 @claim("C000-21")
