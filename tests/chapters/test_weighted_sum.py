@@ -111,6 +111,22 @@ def test_output_is_the_weighted_sum_of_value_rows():
     assert values["cat_columns_inside"] == values["cat_columns"] == v.shape[1]
 
 
+@pytest.mark.claim(
+    'A larger weight is not a larger contribution: "cat" weights itself more, yet "The" contributes the longer vector',
+    zh="权重更大不等于贡献更大：“cat”给自己的权重更大，贡献的向量却是“The”的更长",
+)
+def test_the_top_weight_key_need_not_be_the_largest_contributor():
+    weights, _, v = oracle_causal_attention()
+    lengths = [math.sqrt(math.fsum(c * c for c in row)) for row in v]
+    contribution = np.array([[w * length for w, length in zip(row, lengths)] for row in weights])  # |w_ij v_j|
+    assert weights[CAT, CAT] > weights[CAT, 0] and contribution[CAT, 0] > contribution[CAT, CAT]
+    values = published("weighted_sum/rows")
+    assert values["cat_contribution_the"] == pytest.approx(contribution[CAT, 0], abs=1e-12)
+    assert values["cat_contribution_cat"] == pytest.approx(contribution[CAT, CAT], abs=1e-12)
+    assert values["rows_top_weight_not_top_contribution"] == int(np.sum(contribution.argmax(1) != weights.argmax(1)))
+    assert values["n_rows"] == len(TOKENS)
+
+
 @given(seeds, scales)
 @pytest.mark.claim(
     "Every output feature lies inside the range of the value rows its query can see (attention averages)",
