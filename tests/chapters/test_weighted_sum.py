@@ -54,6 +54,22 @@ def test_cat_row_from_the_loop_oracle():
     assert values["the_w_the"] == 1.0
 
 
+def test_the_cat_row_is_scaled_dot_product_attention_with_a_causal_mask():
+    """The page runs the attention of scaled-dot-product (same projections, no mask there) under a causal mask: the
+    last query sees every key either way, so its row is the same; the row of "cat" differs (zeros only with the mask).
+    """
+    weights, _, _ = oracle_causal_attention()
+    x = embed(TOKENS)
+    q, k, v = (x @ w for w in projection_weights())
+    _, unmasked = oracle_attention(q.tolist(), k.tolist(), v.tolist())
+    unmasked = np.array(unmasked)
+    np.testing.assert_allclose(weights[-1], unmasked[-1], rtol=0, atol=1e-15)
+    assert np.all(unmasked[CAT] > 0) and np.sum(weights[CAT] == 0) == len(TOKENS) - (CAT + 1)
+    page = " ".join(CHAPTER.read_text(encoding="utf-8").split())
+    assert "same projections, now under the causal mask of [Masks](masks.md)" in page
+    assert "exactly as in [Scaled dot-product attention]" not in page
+
+
 seeds = st.integers(0, 2**32 - 1)
 scales = st.sampled_from([1e-3, 1.0, 30.0, 1e3])
 
