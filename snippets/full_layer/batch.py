@@ -152,7 +152,7 @@ shape_rows = [  # (stage, array, axes, chapter)
 ]
 also = {"q_all": ", k_all, v_all", "q": ", k, v"}  # arrays that share a row
 table("shapes", ["stage (links to its chapter)", "array", "axes", "shape"],
-      [[f"[{stage}]({page})", name + also.get(name, ""), axes, str(s[name].shape)]
+      [[f"[{stage}]({page})", f"`{name}{also.get(name, '')}`", axes, str(s[name].shape)]  # the code's names
        for stage, name, axes, page in shape_rows])
 
 # Figure: every sentence x every head, all rows (padding queries included) and all keys.
