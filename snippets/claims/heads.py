@@ -18,7 +18,6 @@ w_q, w_k = rng.normal(scale=D_MODEL**-0.5, size=(2, D_MODEL, D_MODEL))  # fused,
 q_fused = x @ w_q  # (L, d_model)
 q = q_fused.reshape(L, H, D_K).transpose(1, 0, 2)  # (h, L, d_k)
 value("split_shapes", f"{q_fused.shape} -> {q_fused.reshape(L, H, D_K).shape} -> {q.shape}")
-value("unsplit_scores_shape", str((q_fused @ (x @ w_k).T).shape))
 
 k = (x @ w_k).reshape(L, H, D_K).transpose(1, 0, 2)  # (h, L, d_k)
 scores = q @ k.transpose(0, 2, 1) / np.sqrt(D_K)  # (h, L, L)
@@ -28,7 +27,5 @@ value("axis_last_row_sum_error", np.abs(softmax(scores, axis=-1).sum(-1) - 1).ma
 heads = np.concatenate([q[0], q[1]], axis=1)  # (L, h * d_k)
 w_o = rng.normal(scale=D_MODEL**-0.5, size=(D_MODEL, D_MODEL))  # (h * d_k, d_model)
 value("concat_shape", f"{heads.shape} @ {w_o.shape} -> {(heads @ w_o).shape}")
-value("madds_multi", H * L * L * D_K, "{:,}")  # h heads, each L x L x d_k
-value("madds_single", L * L * D_MODEL, "{:,}")  # one head of width d_model
 value("add_width", (x + x).shape[-1])
 value("concat_width", np.concatenate([x, x], axis=-1).shape[-1])

@@ -40,13 +40,6 @@ scores = (x @ w_q) @ (x @ w_k).T / np.sqrt(w_q.shape[1])  # (L, L)
 order_kept = all(np.array_equal(np.argsort(s), np.argsort(w)) for s, w in zip(scores, weights))
 value("softmax_keeps_row_order", order_kept, zh="是" if order_kept else "否")
 
-# A key's contribution to the output is w_ij v_j: weight times value length.
-values_v = x @ w_v  # (L, d_v)
-contribution = weights[:, :, None] * values_v[None, :, :]  # (L, L, d_v)
-largest = np.linalg.norm(contribution, axis=-1).argmax(-1)  # (L,)
-value("rows_top_weight_not_top_contribution", int(np.sum(largest != weights.argmax(-1))))
-value("n_running_tokens", L)
-
 # Every head projects all input features.
 head0 = split_heads(x @ w_q, 2)[0]  # (L, d_k / 2): head 0
 nudged = x.copy()

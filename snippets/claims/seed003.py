@@ -22,7 +22,7 @@ output, weights = layer.forward(x)  # (2, 5, 10), (2, 5, 5)
 first = weights[0]  # (5, 5): what the seed's heat map draws
 print(f"weights[0] from {first.min():.4f} to {first.max():.4f}")
 # --8<-- [end:run]
-value("shapes", f"{x.shape}, {output.shape}, {weights.shape}")
+value("shapes", f"{x.shape}, {output.shape}, {weights.shape}", zh=f"{x.shape}、{output.shape}、{weights.shape}")
 value("row_sum", f"{np.sum(weights[0, 0, :]):.3f}")
 cell_labels = sorted({f"{w:.2f}" for w in first.ravel()})  # the heat map's cell labels
 value("n_labels", len(cell_labels))

@@ -94,7 +94,7 @@ value("batch_size", B)
 value("d_model", d_model)
 value("n_heads", h)
 value("padded_length", L)
-value("lengths", ", ".join(str(n) for n in lengths))
+value("lengths", ", ".join(str(n) for n in lengths), zh="、".join(str(n) for n in lengths))
 value("n_pad_weights", on_pad_keys.size)
 value("max_pad_weight", np.max(on_pad_keys), "{:.1f}")
 value("alone_max_error", alone_error, "{:.1e}")
@@ -106,6 +106,7 @@ value("real_row_sums_max_error", np.max(np.abs(row_sums[real_queries] - 1)), "{:
 
 # Which mask does what? Rerun with each mask switched off; compare real rows with each sentence run alone.
 ablation = []
+total_on_padding = {}  # (causal, pad_mask) -> (real queries, pad queries): the largest weight a query puts on all pads
 for causal in (True, False):
     alone_runs = [attention_layer([tokens], causal=causal)[0]["output"][0] for tokens in sentences]  # (n, d_model)
     for pad_mask in (True, False):
@@ -113,6 +114,9 @@ for causal in (True, False):
         w = run["weights"]  # (B, h, L, L)
         real_query = np.broadcast_to(~is_pad[:, None, :, None], w.shape)  # (B, h, L, L): the query is a real token
         error = max(np.max(np.abs(run["output"][b, :n] - alone_runs[b])) for b, n in enumerate(lengths))
+        on_padding = np.sum(np.where(pad_key, w, 0.0), axis=-1)  # (B, h, L): each query's weight on all pad keys
+        pad_query = np.broadcast_to(is_pad[:, None, :], on_padding.shape)  # (B, h, L): the query is padding
+        total_on_padding[causal, pad_mask] = np.max(on_padding[~pad_query]), np.max(on_padding[pad_query])
         ablation.append([
             {(True, True): "padding + causal (this page)", (True, False): "causal only",
              (False, True): "padding only (encoder)", (False, False): "none (encoder)"}[causal, pad_mask],
@@ -127,6 +131,8 @@ value("encoder_no_pad_mask_error", float(ablation[3][3]), "{:.1e}")
 value("encoder_pad_mask_error", float(ablation[2][3]), "{:.1e}")
 value("causal_only_error", float(ablation[1][3]), "{:.1e}")
 value("causal_only_pad_query_leak", float(ablation[1][2]), "{:.3f}")
+value("encoder_no_pad_mask_total_leak", total_on_padding[False, False][0], "{:.3f}")
+value("causal_only_pad_query_total_leak", total_on_padding[True, False][1], "{:.3f}")
 
 shape_rows = [  # (stage, array, axes, chapter)
     ("tokens to ids", "ids", "(B, L)", "tokens-to-vectors.md"),
@@ -146,7 +152,7 @@ shape_rows = [  # (stage, array, axes, chapter)
 ]
 also = {"q_all": ", k_all, v_all", "q": ", k, v"}  # arrays that share a row
 table("shapes", ["stage (links to its chapter)", "array", "axes", "shape"],
-      [[f"[{stage}]({page})", name + also.get(name, ""), axes, str(s[name].shape)]
+      [[f"[{stage}]({page})", f"`{name}{also.get(name, '')}`", axes, str(s[name].shape)]  # the code's names
        for stage, name, axes, page in shape_rows])
 
 # Figure: every sentence x every head, all rows (padding queries included) and all keys.

@@ -75,6 +75,14 @@ value("shared_heads_difference", max(np.max(np.abs(w - same_weights[0])) for w i
 own_weights = [scaled_dot_product_attention(x @ wq, x @ wk, x @ wk, mask)[1] for wq, wk in zip(w_q_list, w_k_list)]
 value("separate_heads_difference", max(np.max(np.abs(w - own_weights[0])) for w in own_weights), "{:.2f}")
 
+# What splitting costs and needs (tutorial sizes): the scores' multiply-adds of h heads of width d_k against one head
+# of width d_model, and the scores of the unsplit Q and K.
+q_heads, k_heads = split_heads(x @ w_q, h), split_heads(x @ w_k, h)  # (h, L, d_k) each
+value("n_positions", L)
+value("madds_heads", sum(q_i.shape[0] * k_i.shape[0] * q_i.shape[1] for q_i, k_i in zip(q_heads, k_heads)), "{:,}")
+value("madds_one_head", L * L * d_model, "{:,}")  # one (L, d_model) @ (d_model, L) product
+value("unsplit_scores_shape", str(((x @ w_q) @ (x @ w_k).T).shape))  # both d_model wide: the shapes fit
+
 quantities = ["d_model", "h (heads)", "d_k = d_v = d_model / h", "one head's W_i^Q", "fused W^Q",
               "parameters: h separate W_i^Q", "parameters: fused W^Q", "max abs difference: separate vs fused output",
               "max abs difference: slice of fused vs x @ W_i^Q"]

@@ -46,13 +46,13 @@ table(
     "shapes",
     ["step", "array", "shape"],
     [
-        ["input", "x", str(x.shape)],
-        ["project (all heads at once)", "x @ w_q", str((x @ w_q).shape)],
-        ["split heads", "q, k, v", str(q.shape)],
-        ["attention, per head", "weights", str(weights.shape)],
-        ["weighted sum, per head", "heads", str(heads.shape)],
-        ["concatenate", "concat", str(concat.shape)],
-        ["mix heads", "concat @ w_o", str(output.shape)],
+        ["input", "`x`", str(x.shape)],
+        ["project (all heads at once)", "`x @ w_q`", str((x @ w_q).shape)],
+        ["split heads", "`q, k, v`", str(q.shape)],
+        ["attention, per head", "`weights`", str(weights.shape)],
+        ["weighted sum, per head", "`heads`", str(heads.shape)],
+        ["concatenate", "`concat`", str(concat.shape)],
+        ["mix heads", "`concat @ w_o`", str(output.shape)],
     ],
 )
 

@@ -36,7 +36,8 @@ wrong = q.reshape(h, L, d_head)  # (h, L, d_head): same shape, different numbers
 # --8<-- [end:split]
 
 print("shapes: right", right.shape, " wrong", wrong.shape)
-value("split_matches_core", bool(np.array_equal(right, split_heads(q, h))))
+matches_core = bool(np.array_equal(right, split_heads(q, h)))
+value("split_matches_core", matches_core, zh="完全相同" if matches_core else "不同")
 value("round_trip_error", np.max(np.abs(merge_heads(split_heads(q, h)) - q)), "{:.1f}")
 
 # Tag every feature with the position it came from, then split the tags both ways.
@@ -50,8 +51,10 @@ misplaced = int(np.sum(np.any(wrong_tags != np.arange(L)[None, :, None], axis=-1
 value("wrong_rows_misplaced", misplaced)
 value("head_rows", h * L)
 value("right_rows_misplaced", int(np.sum(np.any(right_tags != np.arange(L)[None, :, None], axis=-1))))
-value("wrong_head0_positions", ", ".join(tokens[p] for p in sorted(set(wrong_tags[0].ravel().tolist()))))
-value("wrong_head1_positions", ", ".join(tokens[p] for p in sorted(set(wrong_tags[1].ravel().tolist()))))
+for head in range(2):
+    words = [tokens[p] for p in sorted(set(wrong_tags[head].ravel().tolist()))]
+    zh_words = ["句号" if word == "." else word for word in words]  # Chinese lists join with 、 and name the full stop
+    value(f"wrong_head{head}_positions", ", ".join(words), zh="、".join(zh_words))
 
 
 # What it does to attention: change one word, see which output rows move (causal mask).

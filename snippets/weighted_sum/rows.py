@@ -52,6 +52,15 @@ value("cat_columns_inside", int(inside.sum()))
 value("cat_columns", inside.size)
 value("the_output_minus_v_the", np.max(np.abs(output[0] - v[0])), "{:.1f}")  # "The" sees only itself
 
+# A key's contribution to an output row is weights[i, j] * v[j]: its length is the weight times |v[j]|,
+# so the key with the largest weight need not be the largest contributor.
+contribution = weights * np.linalg.norm(v, axis=-1)  # (L, L): |weights[i, j] * v[j]|
+print('contributions |w v| to "cat":', contribution[cat])
+value("cat_contribution_the", contribution[cat, 0], "{:.2f}")
+value("cat_contribution_cat", contribution[cat, cat], "{:.2f}")
+value("rows_top_weight_not_top_contribution", int(np.sum(contribution.argmax(-1) != weights.argmax(-1))))
+value("n_rows", len(tokens))
+
 # Figure: for each feature, the output of "cat" lies on the segment between v[The] and v[cat].
 features = np.arange(v.shape[1])  # (d_v,)
 fig, ax = plt.subplots(num="weighted-sum", figsize=(6.4, 3.8))

@@ -119,6 +119,34 @@ def test_encoder_needs_the_padding_mask(layer):
     assert values["causal_only_pad_query_leak"] > 0.1
 
 
+def test_the_leaks_are_one_pad_key_and_all_pad_keys_together(layer):
+    """The mask ablation's leaks are the largest weight on a single pad key; the page also gives the total a query
+    puts on all pad keys, which is larger. Causal only, a pad query's largest single pad-key weight is on itself, so
+    it does not go "to other pads"."""
+    values = published("full_layer/batch")
+    for causal, queries, single, total in (
+        (True, "pad", "causal_only_pad_query_leak", "causal_only_pad_query_total_leak"),
+        (False, "real", "encoder_no_pad_mask_leak", "encoder_no_pad_mask_total_leak"),
+    ):
+        s, lengths = layer["attention_layer"](layer["sentences"], causal=causal, pad_mask=False)
+        best_single, best_total, self_weight = 0.0, 0.0, 0.0
+        for b, n in enumerate(lengths):
+            rows = range(n, len(s["ids"][b])) if queries == "pad" else range(n)
+            for head in s["weights"][b]:
+                for i in rows:
+                    pads = [float(w) for w in head[i][n:]]
+                    best_single, best_total = max([best_single, *pads]), max(best_total, math.fsum(pads))
+                    if i >= n:
+                        self_weight = max(self_weight, float(head[i][i]))
+        assert values[single] == pytest.approx(best_single, abs=5e-4)
+        assert values[total] == pytest.approx(best_total, abs=5e-4)
+        assert best_total > best_single + 0.1  # one key's weight is not the weight on padding
+        if queries == "pad":
+            assert self_weight == best_single  # the largest pad-to-pad weight is a pad query's weight on itself
+    page = flat_page("full-layer.md")
+    assert "of its weight on a single padding key" in page and "of their weight on a single padding key" in page
+
+
 def test_shape_table_matches_its_axis_letters():
     values = published("full_layer/batch")
     sizes = {

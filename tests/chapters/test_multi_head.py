@@ -83,6 +83,23 @@ def test_reshape_only_cuts_the_sentence():
     assert values["split_matches_core"] is True and values["round_trip_error"] == 0.0
 
 
+def test_the_figure_text_counts_the_rows_each_word_fills():
+    """The figure's alt text: reshape only gives The, cat, sat two rows each in head 0 and "on" one row in each head
+    (its first half in head 0, its second half in head 1); the, mat and the full stop two rows each in head 1."""
+    L, h = len(TOKENS), 2
+    heads = reshape_only_by_index([[p] * 8 for p in range(L)], h)
+    rows_per_word = [
+        {TOKENS[p]: sum(row[0] == p for row in head) for p in sorted({row[0] for row in head})} for head in heads
+    ]
+    assert rows_per_word == [{"The": 2, "cat": 2, "sat": 2, "on": 1}, {"on": 1, "the": 2, "mat": 2, ".": 2}]
+    assert all(len(set(row)) == 1 for head in heads for row in head)  # every row holds one word's numbers
+    assert heads[0][-1][0] == heads[1][0][0] == TOKENS.index("on")  # head 0's last row and head 1's first: "on"
+    page = " ".join(CHAPTER.read_text(encoding="utf-8").split())
+    assert (
+        "head 0 holds The, cat and sat, two rows each, then the first half of on; head 1 holds the second half" in page
+    )
+
+
 @pytest.mark.claim(
     'With the transpose, changing "The" moves every output row (causal mask); without it, only the first four',
     zh="加 transpose 时，改变 “The” 会使每个输出行都变化（因果掩码）；不加时只有前四行变化",

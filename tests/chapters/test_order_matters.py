@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from lib.attention import causal_mask, multi_head_attention, sinusoidal_positions
+from lib.attention import apply_rope, causal_mask, multi_head_attention, sinusoidal_positions
 from support import REPO, oracle_attention, published
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "order-matters.md").read_text(encoding="utf-8"))
@@ -105,6 +105,24 @@ def test_positions_and_causal_mask_break_equivariance():
     values = published("order_matters/permutation")
     for name in ("pe_equivariance_error", "pe_pooled_error", "mask_equivariance_error", "mask_pooled_error"):
         assert values[name] > 0.01, name
+
+
+def rotary_self_attention(x, w_q, w_k, w_v, positions):
+    """Self-attention with rotary positions: nothing added to the input, queries and keys rotated by position."""
+    q, k = apply_rope(x @ w_q, positions), apply_rope(x @ w_k, positions)
+    return np.array(oracle_attention(q.tolist(), k.tolist(), (x @ w_v).tolist())[0])
+
+
+def test_position_inside_attention_breaks_equivariance_too():
+    """The page names the two things it measures and does not call them the only ones: rotary positions, applied to
+    queries and keys inside attention with nothing added to the input, break the symmetry as well."""
+    _, x, w = setup(8, 7, 8)
+    perm = np.array([0, 5, 2, 3, 4, 1, 6])
+    positions = np.arange(7)
+    error = rotary_self_attention(x[perm], *w, positions) - rotary_self_attention(x, *w, positions)[perm]
+    assert np.abs(error).max() > 1e-3
+    assert "Two things measured here give the layer a sense of order" in PAGE
+    assert "[Rotary embeddings](rotary.md)" in PAGE
 
 
 def test_swapping_identical_tokens_changes_nothing_without_positions():

@@ -54,6 +54,22 @@ def test_cat_row_from_the_loop_oracle():
     assert values["the_w_the"] == 1.0
 
 
+def test_the_cat_row_is_scaled_dot_product_attention_with_a_causal_mask():
+    """The page runs the attention of scaled-dot-product (same projections, no mask there) under a causal mask: the
+    last query sees every key either way, so its row is the same; the row of "cat" differs (zeros only with the mask).
+    """
+    weights, _, _ = oracle_causal_attention()
+    x = embed(TOKENS)
+    q, k, v = (x @ w for w in projection_weights())
+    _, unmasked = oracle_attention(q.tolist(), k.tolist(), v.tolist())
+    unmasked = np.array(unmasked)
+    np.testing.assert_allclose(weights[-1], unmasked[-1], rtol=0, atol=1e-15)
+    assert np.all(unmasked[CAT] > 0) and np.sum(weights[CAT] == 0) == len(TOKENS) - (CAT + 1)
+    page = " ".join(CHAPTER.read_text(encoding="utf-8").split())
+    assert "same projections, now under the causal mask of [Masks](masks.md)" in page
+    assert "exactly as in [Scaled dot-product attention]" not in page
+
+
 seeds = st.integers(0, 2**32 - 1)
 scales = st.sampled_from([1e-3, 1.0, 30.0, 1e3])
 
@@ -109,6 +125,22 @@ def test_output_is_the_weighted_sum_of_value_rows():
     assert values["all_rows_max_error"] < 1e-12
     assert values["the_output_minus_v_the"] == 0.0
     assert values["cat_columns_inside"] == values["cat_columns"] == v.shape[1]
+
+
+@pytest.mark.claim(
+    'A larger weight is not a larger contribution: "cat" weights itself more, yet "The" contributes the longer vector',
+    zh="权重更大不等于贡献更大：“cat”给自己的权重更大，贡献的向量却是“The”的更长",
+)
+def test_the_top_weight_key_need_not_be_the_largest_contributor():
+    weights, _, v = oracle_causal_attention()
+    lengths = [math.sqrt(math.fsum(c * c for c in row)) for row in v]
+    contribution = np.array([[w * length for w, length in zip(row, lengths)] for row in weights])  # |w_ij v_j|
+    assert weights[CAT, CAT] > weights[CAT, 0] and contribution[CAT, 0] > contribution[CAT, CAT]
+    values = published("weighted_sum/rows")
+    assert values["cat_contribution_the"] == pytest.approx(contribution[CAT, 0], abs=1e-12)
+    assert values["cat_contribution_cat"] == pytest.approx(contribution[CAT, CAT], abs=1e-12)
+    assert values["rows_top_weight_not_top_contribution"] == int(np.sum(contribution.argmax(1) != weights.argmax(1)))
+    assert values["n_rows"] == len(TOKENS)
 
 
 @given(seeds, scales)

@@ -33,4 +33,13 @@ def test_c000_37_softmax_axis_for_stacked_heads():
 @pytest.mark.parametrize("L,d_model,h", [(6, 128, 2), (10, 512, 8)])
 def test_g05_heads_cost_the_same(L, d_model, h):
     assert h * L * L * (d_model // h) == L * L * d_model
-    assert v("claims/heads", "madds_multi") == v("claims/heads", "madds_single") and kind("G-05") == "holds"
+    counts = v("multi_head/fused_vs_separate", "madds_heads"), v("multi_head/fused_vs_separate", "madds_one_head")
+    n, width = v("multi_head/fused_vs_separate", "n_positions"), v("multi_head/fused_vs_separate", "tutorial_d_model")
+    assert counts == (n * n * width, n * n * width) and kind("G-05") == "holds"
+
+
+@claim("C000-38")
+def test_c000_38_unsplit_q_and_k_have_the_same_width():
+    n = v("multi_head/fused_vs_separate", "n_positions")
+    assert text("multi_head/fused_vs_separate", "unsplit_scores_shape") == str((n, n))
+    assert kind("C000-38") == "does not hold"

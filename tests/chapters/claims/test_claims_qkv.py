@@ -94,7 +94,7 @@ def test_c003_23_contribution_depends_on_value_length():
     values = np.array([[1.0, 0.0], [0.0, 3.0]])
     contributions = np.linalg.norm(weights[:, None] * values, axis=-1)
     assert contributions.argmax() != weights.argmax()
-    assert v("claims/qkv", "rows_top_weight_not_top_contribution") >= 1
+    assert v("weighted_sum/rows", "rows_top_weight_not_top_contribution") >= 1
     assert kind("C003-23") == "holds only when"
 
 
