@@ -201,6 +201,18 @@ def kind(cid):
     return verdict
 
 
+CITED = re.compile(r"\b([A-Z][a-z]+) et al\.")  # an author a claims row's evidence cites
+
+
+def evidence_not_on_its_page(claim):
+    """What a claims row's evidence shows that the page it links to (``see``) does not: each value it quotes, each
+    code it quotes and each author it cites, as written in the English page's source. Empty when the row's evidence
+    stands on its page."""
+    page = flat_page(claim.see.partition("#")[0])
+    shown = [m.group(0) for m in VALUE.finditer(claim.evidence)] + re.findall(r"`[^`]+`", claim.evidence)
+    return [item for item in shown + CITED.findall(claim.evidence) if " ".join(item.split()) not in page]
+
+
 def claim(cid):
     """pytest mark naming the claim and its verdict, worded as on the page."""
     entry = INVENTORY[cid]

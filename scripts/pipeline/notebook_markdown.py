@@ -6,7 +6,8 @@ What the notebook shows elsewhere or cannot show is left out: included code and 
 captions (the code cells carry them), comments, explorables. What the site renders with its own Markdown
 extensions becomes plain Markdown: a published table its rows (in the edition's language), a value reference its
 published text, an admonition a quotation, a heading without its ``{#id}`` (``heading_ids`` keeps it for the
-notebook's metadata), a link to another chapter the site's page.
+notebook's metadata), a link to another chapter the site's page. Words the chapter says about its web page ("the
+notebook below", "run it from `snippets/`") become what a notebook's reader can follow (``notebook_wording``).
 """
 
 import re
@@ -114,7 +115,21 @@ def rendered_prose(markdown, project, language, chapter):
     markdown = HTML_COMMENT.sub("", HTML_BLOCK_LINE.sub("", HEADING_ID.sub(r"\1", EXPLORABLE.sub("", markdown))))
     markdown = titled_links(markdown, project.root / ("docs" if language == "en" else f"docs-{language}"))
     markdown = CHAPTER_LINK.sub(lambda m: f"](../../{m.group(1)}/{m.group(2) or ''})", markdown)
-    return re.sub(r"\n{3,}", "\n\n", markdown).strip()
+    return re.sub(r"\n{3,}", "\n\n", notebook_wording(markdown, language)).strip()
+
+
+def notebook_wording(markdown, language):
+    """The prose with each of the web page's words about itself (scripts/words/<language>.toml
+    [notebook.page_wording] ``page``) replaced by the notebook's words at the same place in ``notebook``."""
+    wording = words(language, "notebook")["page_wording"]
+    if len(wording["page"]) != len(wording["notebook"]):
+        raise ValueError(
+            f"scripts/words/{language}.toml [notebook.page_wording]: {len(wording['page'])} page wordings but "
+            f"{len(wording['notebook'])} notebook wordings; each page wording needs the notebook's at the same place"
+        )
+    for page, notebook in zip(wording["page"], wording["notebook"], strict=True):
+        markdown = markdown.replace(page, notebook)
+    return markdown
 
 
 def chapter_cells(markdown, project, language, chapter):

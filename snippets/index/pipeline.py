@@ -41,7 +41,8 @@ mixed = merged @ w_o  # (L, d_model)
 
 # (step, what the chapter adds, array, chapter title, chapter file, part of the layer), in menu order
 stages = [
-    ("tokens", "split the text into words", np.array(tokens), "From tokens to vectors", "tokens-to-vectors.md", 0),
+    ("tokens", "split the text into words and punctuation", np.array(tokens),
+     "From tokens to vectors", "tokens-to-vectors.md", 0),
     ("embeddings", "look up one vector per token", embedded, "From tokens to vectors", "tokens-to-vectors.md", 0),
     ("+ positions", "add sinusoidal position codes", x, "Positional encoding", "positional-encoding.md", 0),
     ("Q, K, V", "three learned projections", q, "Queries, keys and values", "queries-keys-values.md", 1),

@@ -17,11 +17,13 @@ import pytest
 from mkdocs.utils.meta import get_data
 
 from scripts.pipeline.check import check
+from scripts.pipeline.notebook_markdown import chapter_cells, notebook_wording
 from scripts.pipeline.notebooks import chapter_snippets, notebook_folder, stale_notebooks, write_notebooks
 from scripts.pipeline.project import REPO, Project
 from scripts.pipeline.published import figure_file, table_file, values
 from scripts.pipeline.references import CODE, INCLUDE_MARK, VALUE, snippet_of
 from scripts.pipeline.runner import ARITHMETIC_ENV
+from scripts.words import words
 from support import nonempty_glob
 
 PROJECT = Project()
@@ -175,7 +177,7 @@ def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
             cell.source for cell in nbformat.read(notebook_path, as_version=4).cells if cell.cell_type == "markdown"
         ]
         assert len(cells) in (len(first_includes) + 1, len(first_includes) + 2), notebook_path.stem
-        paragraphs = plain_paragraphs(markdown)
+        paragraphs = [(offset, notebook_wording(text, edition)) for offset, text in plain_paragraphs(markdown)]
         for offset, paragraph in paragraphs:
             index = 1 + sum(start < offset for start in first_includes.values())
             assert index < len(cells) and paragraph in cells[index], (
@@ -197,6 +199,27 @@ def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
                 re.MULTILINE,
             ), f"{notebook_path.stem}: {cell[:200]!r}"
     assert checked > 200
+
+
+WEB_PAGE_WORDING = re.compile(r"notebook below|下面的笔记本|`snippets/`")  # a notebook's reader is in the notebook
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_notebook_cells_say_nothing_only_the_web_page_can_follow(edition):
+    """No Markdown cell of a chapter's notebook sends its reader to "the notebook below" or to run code "from
+    `snippets/`" (the notebook's first cells load the site's modules), and every page wording that
+    [notebook.page_wording] turns into the notebook's is still written by a chapter (none is dead)."""
+    written, checked = set(), 0
+    for notebook_path in nonempty_glob(notebook_folder(PROJECT, edition), "*.ipynb"):
+        markdown, _ = get_data((EDITIONS[edition] / f"{notebook_path.stem}.md").read_text(encoding="utf-8"))
+        written.update(page for page in words(edition, "notebook")["page_wording"]["page"] if page in markdown)
+        before, after = chapter_cells(markdown, PROJECT, edition, f"{notebook_path.stem}.md")
+        for cell in [*before.values(), after]:
+            found = WEB_PAGE_WORDING.search(cell)
+            assert not found, f"{edition} notebook {notebook_path.stem}: {cell[max(found.start() - 80, 0) :][:200]!r}"
+            checked += 1
+    assert checked > 40
+    assert written == set(words(edition, "notebook")["page_wording"]["page"]), "page wordings no chapter writes"
 
 
 @pytest.fixture

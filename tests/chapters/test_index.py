@@ -113,3 +113,34 @@ def test_home_says_what_the_site_is_and_how_to_read_it():
     for way in ("make serve", "python snippets/<chapter>/<what>.py", "Online"):
         assert way in text
     assert "generated/index/pipeline/pipeline.svg" in text and "/// caption" in text
+
+
+QUOTED_TABLE_SOURCE = {"docs": re.compile(r"\bTable \d"), "docs-zh": re.compile(r"表 \d")}
+DECIMAL = re.compile(r"(?<![\w.§])\d+\.\d+")  # not a section number (§2.3)
+NOT_TYPED = re.compile(r"\{\{.*?\}\}|\$[^$]*\$|`[^`]*`")  # values, math and code in a typed table's cells
+
+
+def typed_tables(markdown):
+    """(the paragraph before it, its body rows) of each Markdown table a page types in (not a generated one)."""
+    for match in re.finditer(r"((?:^(?!\|).*\n)+)\n?((?:^\|.*\n)+)", markdown, re.MULTILINE):
+        before = match.group(1).strip().split("\n\n")[-1]
+        yield before, match.group(2).splitlines()[2:]
+
+
+@pytest.mark.parametrize("docs", ["docs", "docs-zh"])
+def test_tables_of_numbers_typed_in_a_page_are_quotations_naming_the_papers_table(docs):
+    """The home page promises that what the site measures is computed, and that numbers quoted from a paper are
+    named as quotations: a page's typed-in table of decimal numbers is a paper's (it is introduced by the text that
+    names the paper's table), so "every table on the site is computed" would be false and the home page says less."""
+    quoted = 0
+    for page in sorted((REPO / docs).glob("*.md")):
+        for before, rows in typed_tables(page.read_text(encoding="utf-8")):
+            if any(DECIMAL.search(NOT_TYPED.sub("", row)) for row in rows):
+                assert QUOTED_TABLE_SOURCE[docs].search(before), f"{page.name}: a typed table after {before!r}"
+                quoted += 1
+    assert quoted >= 2
+    home = (REPO / docs / "index.md").read_text(encoding="utf-8")
+    assert ("table it measures" if docs == "docs" else "站内测得的每个数字") in home
+    assert (
+        "quotes from a paper are not measured here" if docs == "docs" else "从论文中引用的数字和表格不是本站测得的"
+    ) in home

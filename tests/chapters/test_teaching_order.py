@@ -135,7 +135,7 @@ def test_the_checks_read_sentences_not_pages():
 
 NOTATION = (DOCS / "notation.md").read_text(encoding="utf-8")
 WIDTH = re.compile(r"d_(?:\{\\text\{(\w+)\}\}|\\text\{(\w+)\}|\{(\w+)\}|([a-z])(?![a-z]))")
-MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", re.DOTALL)
+MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$]+?)\$", re.DOTALL)  # inline math may run over a line break
 
 
 def widths(text):
@@ -159,7 +159,7 @@ SYMBOLS = {widths(row[0]).pop() if widths(row[0]) else row[0].strip("$") for row
 
 
 def test_the_notation_table_defines_the_papers_symbols():
-    assert SYMBOLS == {"L", "L_q", "L_k", "B", "V", "d_model", "d_k", "d_v", "h", "d_head", "d_ff"}
+    assert SYMBOLS == {"L", "L_q", "L_k", "B", "V", "d_model", "d_k", "d_v", "h", "d_head", "d_ff", "d_c", "d_h"}
 
 
 @pytest.mark.claim(
@@ -181,6 +181,39 @@ def test_the_width_reader_finds_every_spelling():
         "d_ff",
     }
     assert widths("d_k outside math, $x_d$") == set()
+    assert widths("bytes: $(d_c +\n  d_h^R) \\times 2$") == {"d_c", "d_h"}  # inline math over a line break
+
+
+RUNNING_SENTENCE_SNIPPETS = {"tokens_to_vectors.embed", "scaled_dot_product.steps", "multi_head.heads"}
+
+
+def test_a_size_not_of_the_running_sentence_names_its_chapter():
+    """Notation's last column gives the running sentence's sizes where it has them, else those of the chapter or model
+    the row names: a row quoting another snippet's value (or none) links the chapter it comes from."""
+    for symbol, meaning, example in SIZE_ROWS:
+        quoted = {ref.rsplit(".", 1)[0] for ref in re.findall(r"\{\{\s*([\w.]+)\s*\}\}", example)}
+        if not quoted or not quoted <= RUNNING_SENTENCE_SNIPPETS:
+            assert re.search(r"\]\([a-z-]+\.md\)", meaning + example) or symbol in ("$L_k$", "$d_v$", "$d_h^R$"), symbol
+    assert "where it has them, otherwise of the chapter or model the row names" in " ".join(NOTATION.split())
+
+
+# (page, a use of a letter there that the notation tables give another meaning, the words that name it in Notation)
+OTHER_MEANINGS = [
+    ("induction-heads.md", r"\\ln V", "[Induction heads](induction-heads.md), in the best loss on uniformly random"),
+    ("why-attention.md", r"\$h_t = ", "$h_t$ (a recurrent network's state)"),
+    ("why-attention.md", r"\$d = \{\{", "$d$ (that network's width)"),
+    ("softmax.md", r"h e_j\)", "$h$ (a finite-difference step)"),
+    ("softmax.md", r"\\sum_\{m=1\}", "$m$ (the index of a sum)"),
+    ("positional-encoding.md", r"offset \$k\$", "$k$ (an\noffset between positions)"),
+]
+
+
+@pytest.mark.parametrize("page, use, named", OTHER_MEANINGS, ids=[f"{p}:{n[:12]}" for p, _, n in OTHER_MEANINGS])
+def test_notation_names_each_other_meaning_of_its_letters(page, use, named):
+    """Notation says every chapter uses its symbols with its meanings, except the letters it lists as defined on one
+    page: each page that gives a letter of the tables another meaning is listed with it."""
+    assert re.search(use, (DOCS / page).read_text(encoding="utf-8")), f"{page} no longer writes {use!r}"
+    assert named in NOTATION, f"docs/notation.md does not say that {page} uses {use!r} otherwise"
 
 
 SHAPE_TABLES = [

@@ -13,7 +13,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from lib.running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table, tokenize
-from support import REPO, published, published_table
+from support import INVENTORY, REPO, evidence_not_on_its_page, published, published_table
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "tokens-to-vectors.md").read_text(encoding="utf-8"))
 
@@ -95,3 +95,13 @@ def test_paper_quotes():
     assert '"In the embedding layers, we multiply those weights by $\\sqrt{d_{\\text{model}}}$."' in PAGE
     # Section 5.1: byte-pair encoding "which has a shared source-target vocabulary of about 37000 tokens"
     assert '"which has a shared source-target vocabulary of about 37000 tokens"' in PAGE
+
+
+def test_the_claims_rows_evidence_stands_on_the_page():
+    """C000-54's evidence is seed 000's per-position draw; the page quotes that code and shows that its own table,
+    looked up by id, gives "The" and "the" the same row (the row once read as if it described this page's table)."""
+    rows = [claim for claim in INVENTORY.values() if claim.see.startswith("tokens-to-vectors.md")]
+    assert [claim.id for claim in rows] == ["C000-54"]
+    assert evidence_not_on_its_page(rows[0]) == []
+    assert "`X = np.random.randn(len(sentence), d_model)`" in rows[0].evidence
+    assert published("tokens_to_vectors/embed")["the_max_difference"] == 0

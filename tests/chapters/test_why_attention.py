@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lib.debug_tools import numeric_gradient
-from support import REPO, flat_page, published, run_snippet
+from support import INVENTORY, REPO, evidence_not_on_its_page, flat_page, published, run_snippet
 
 PAGE = (REPO / "docs" / "why-attention.md").read_text(encoding="utf-8")
 
@@ -160,6 +160,7 @@ TABLE_1 = [  # Vaswani et al. 2017, Table 1: layer type, complexity per layer, s
 TABLE_2 = [  # Vaswani et al. 2017, Table 2 (newstest2014): BLEU EN-DE, EN-FR, training FLOPs EN-DE, EN-FR
     ("GNMT + RL", "24.6", "39.92", r"$2.3\cdot10^{19}$", r"$1.4\cdot10^{20}$"),
     ("ConvS2S", "25.16", "40.46", r"$9.6\cdot10^{18}$", r"$1.5\cdot10^{20}$"),
+    ("MoE", "26.03", "40.56", r"$2.0\cdot10^{19}$", r"$1.2\cdot10^{20}$"),
     ("GNMT + RL Ensemble", "26.30", "41.16", r"$1.8\cdot10^{20}$", r"$1.1\cdot10^{21}$"),
     ("ConvS2S Ensemble", "26.36", "41.29", r"$7.7\cdot10^{19}$", r"$1.2\cdot10^{21}$"),
     ("Transformer (base model)", "27.3", "38.1", r"$3.3\cdot10^{18}$"),  # one cost cell spans both columns
@@ -217,7 +218,7 @@ def test_literature_corrections_are_quoted_exactly():
     text = prose(PAGE)
     # Table 3, row "base": PPL (dev) 4.92, BLEU (dev) 25.8, on newstest2013
     assert "25.8 is the *Transformer base model's* BLEU on the development set newstest2013, in Table 3" in text
-    assert "score 24.6, or 26.30 as an ensemble" in text  # GNMT + RL rows of Table 2
+    assert "The recurrent rows score 24.6 (GNMT + RL) and 26.03 (MoE," in text  # Table 2's recurrent rows
     # Section 6.1: "at less than 1/4 the training cost of the previous state-of-the-art model"
     assert '"less than 1/4 the training cost of the previous state-of-the-art model"' in text
     # Section 5.2: base models 100,000 steps or 12 hours; big models 300,000 steps (3.5 days); 8 NVIDIA P100 GPUs
@@ -274,3 +275,42 @@ def test_one_step_to_every_word_is_stated_for_no_mask():
     intuition = page.split("**The intuition.**")[1].split("##")[0]
     assert "a decoder's [causal mask](masks.md), which comes later, limits that to the words before it" in intuition
     assert "with no mask every weight is positive" in page
+
+
+# Table 2's rows of recurrent models with an English-to-German score (MoE: mixture-of-experts layers between stacked
+# LSTM layers, Shazeer et al. 2017; Deep-Att + PosUnk, deep LSTMs, has English-to-French scores only)
+RECURRENT_EN_DE = ("GNMT + RL", "MoE", "GNMT + RL Ensemble")
+
+
+def test_25_8_is_said_against_every_recurrent_row_of_table_2():
+    """ "25.8 is not an RNN score" is checked against every recurrent row of Table 2, and the sentence quotes each
+    of their English-to-German scores (it quoted GNMT + RL alone, whose 24.6 is not the best recurrent single model)."""
+    scores = {row[0]: row[1] for row in TABLE_2}
+    recurrent = [scores[model] for model in RECURRENT_EN_DE]
+    assert "25.8" not in recurrent and max(map(float, recurrent[:2])) == 26.03
+    rows = {row[0]: row for row in table_rows(PAGE)}
+    sentence = prose(PAGE).split("**25.8 is not an RNN score.**")[1].split(" 25.8 is the")[0]
+    for model in RECURRENT_EN_DE:
+        assert rows[model][1] == scores[model] and scores[model] in sentence, model
+
+
+def test_the_attention_range_is_said_of_the_typical_gradient_not_of_each_draw():
+    """att_min and att_max bound the geometric mean over the draws; single draws leave that range, so the page says
+    which gradient the range is of."""
+    namespace = run_snippet("why_attention/rnn_gradient")
+    values = published("why_attention/rnn_gradient")
+    single = np.array(namespace["att"])[:, 1:]  # (draws, distance 1 to L - 1)
+    assert single.min() < values["att_min"] and single.max() > values["att_max"]
+    assert single.min() < 0.1 * values["att_min"] and single.max() > 10 * values["att_max"]
+    text = prose(PAGE)
+    assert (
+        "The typical attention gradient (the geometric mean over the {{ why_attention.rnn_gradient.draws }} draws) "
+        "stays between"
+    ) in text
+
+
+@pytest.mark.parametrize("cid", sorted(c.id for c in INVENTORY.values() if c.see.startswith("why-attention.md")))
+def test_each_claims_rows_evidence_stands_on_this_page(cid):
+    """Every value a claims row linking here quotes, and every author it cites, is on this page (C000-11's
+    first-to-last change and C000-05's Khandelwal et al. were not)."""
+    assert evidence_not_on_its_page(INVENTORY[cid]) == [], cid
