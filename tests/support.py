@@ -32,6 +32,7 @@ from scripts.pipeline.references import VALUE
 PROJECT = Project()
 GENERATED = PROJECT.generated
 DOCS, DOCS_ZH = REPO / "docs", REPO / "docs-zh"
+SEEDS = Path(os.environ.get("SEEDS_DIR") or REPO.parent / "shared" / "seeds")  # the seed tutorials, where at hand
 
 
 def nonempty_glob(folder, pattern):

@@ -4,6 +4,7 @@ recorded in it. The site never executes notebooks; this test is the proof that t
 are the Chinese chapters' prose, cut where each snippet's code is first included, and the check names a Chinese
 notebook that is stale or missing."""
 
+import html
 import json
 import os
 import re
@@ -20,7 +21,7 @@ from scripts.pipeline.check import check
 from scripts.pipeline.notebook_markdown import chapter_cells, notebook_wording
 from scripts.pipeline.notebooks import chapter_snippets, notebook_folder, stale_notebooks, write_notebooks
 from scripts.pipeline.project import REPO, Project
-from scripts.pipeline.published import figure_file, table_file, values
+from scripts.pipeline.published import figure_file, shown_text, table_file, values
 from scripts.pipeline.references import CODE, INCLUDE_MARK, VALUE, snippet_of
 from scripts.pipeline.runner import ARITHMETIC_ENV
 from scripts.words import words
@@ -140,10 +141,10 @@ def test_chinese_notebooks_have_the_english_code_and_outputs(chinese):
             assert output.data["image/svg+xml"] == expected, f"{chinese.stem}: figure {label} of {snippet}"
 
 
-def plain_paragraphs(markdown):
+def plain_paragraphs(markdown, edition="en"):
     """(offset, text) of the chapter's paragraphs of plain prose (no include, figure, caption, admonition, code,
-    table, heading attribute or link), each with its value references replaced by their published text."""
-    published = lambda m: values(snippet_of(m.group(1), m.group(2)))[m.group(3)]["text"]  # noqa: E731
+    table, heading attribute or link), each with its value references replaced by their text in ``edition``."""
+    published = lambda m: shown_text(values(snippet_of(m.group(1), m.group(2)))[m.group(3)], edition)  # noqa: E731
     found, offset, explorable = [], 0, False
     for block in markdown.split("\n\n"):
         stripped = block.strip("\n")
@@ -173,11 +174,13 @@ def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
         first_includes = {}
         for match in CODE.finditer(markdown):
             first_includes.setdefault(match.group(1), match.start())
-        cells = [
-            cell.source for cell in nbformat.read(notebook_path, as_version=4).cells if cell.cell_type == "markdown"
+        cells = [  # as a reader sees them: a value's < and > are written as entities in the Markdown
+            html.unescape(cell.source)
+            for cell in nbformat.read(notebook_path, as_version=4).cells
+            if cell.cell_type == "markdown"
         ]
         assert len(cells) in (len(first_includes) + 1, len(first_includes) + 2), notebook_path.stem
-        paragraphs = [(offset, notebook_wording(text, edition)) for offset, text in plain_paragraphs(markdown)]
+        paragraphs = [(offset, notebook_wording(text, edition)) for offset, text in plain_paragraphs(markdown, edition)]
         for offset, paragraph in paragraphs:
             index = 1 + sum(start < offset for start in first_includes.values())
             assert index < len(cells) and paragraph in cells[index], (

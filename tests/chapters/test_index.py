@@ -8,7 +8,8 @@ import pytest
 from lib.attention import causal_mask, multi_head_attention, scaled_dot_product_attention, sinusoidal_positions
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 from scripts.chapter_list import CHAPTER_LIST, chapter_list, page_title, translate_nav
-from support import NAV, REPO, mkdocs_config, published_table
+from scripts.pipeline.references import VALUE
+from support import NAV, REPO, mkdocs_config, nonempty_glob, published_table
 
 HOME = REPO / "docs" / "index.md"
 NUMBER_WORDS = {10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen"}
@@ -117,7 +118,7 @@ def test_home_says_what_the_site_is_and_how_to_read_it():
 
 QUOTED_TABLE_SOURCE = {"docs": re.compile(r"\bTable \d"), "docs-zh": re.compile(r"表 \d")}
 DECIMAL = re.compile(r"(?<![\w.§])\d+\.\d+")  # not a section number (§2.3)
-NOT_TYPED = re.compile(r"\{\{.*?\}\}|\$[^$]*\$|`[^`]*`")  # values, math and code in a typed table's cells
+NOT_TYPED = re.compile(rf"{VALUE.pattern}|\$[^$]*\$|`[^`]*`")  # values, math and code in a typed table's cells
 
 
 def typed_tables(markdown):
@@ -133,7 +134,7 @@ def test_tables_of_numbers_typed_in_a_page_are_quotations_naming_the_papers_tabl
     named as quotations: a page's typed-in table of decimal numbers is a paper's (it is introduced by the text that
     names the paper's table), so "every table on the site is computed" would be false and the home page says less."""
     quoted = 0
-    for page in sorted((REPO / docs).glob("*.md")):
+    for page in nonempty_glob(REPO / docs, "*.md"):
         for before, rows in typed_tables(page.read_text(encoding="utf-8")):
             if any(DECIMAL.search(NOT_TYPED.sub("", row)) for row in rows):
                 assert QUOTED_TABLE_SOURCE[docs].search(before), f"{page.name}: a typed table after {before!r}"

@@ -3,13 +3,11 @@ definitions (rotations by math.cos and math.sin, counts by loops), not through a
 
 import json
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from support import INVENTORY, REPO, flat_page, published, published_table, text
+from support import INVENTORY, REPO, SEEDS, flat_page, nonempty_glob, published, published_table, text
 
 RELATIVE, PAIRING = published("rotary/relative"), published("rotary/pairing")
 WAVES, STRETCH = published("rotary/wavelengths"), published("rotary/stretch")
@@ -178,8 +176,8 @@ def test_the_cold_start_paraphrase_says_what_the_seed_says():
     """The page once paraphrased the tip as "128-token texts" and "linearly ... down to 128 and back", and the
     Chinese page added the seed's "2.3 times faster convergence", which nothing here measures. The seed's own
     words: an average sentence length of 128, proportional mapping down to 128 and bilinear interpolation back."""
-    for seed in (Path(os.environ.get("SEEDS_DIR") or REPO.parent / "shared" / "seeds")).glob("000_*.txt"):
-        tip = seed.read_text(encoding="utf-8")  # where the seeds are at hand
+    if SEEDS.is_dir():  # where the seeds are at hand
+        tip = nonempty_glob(SEEDS, "000_*.txt")[0].read_text(encoding="utf-8")
         assert "下游任务句子平均长度128" in tip and "按比例映射到128维空间再双线性插值回512维" in tip
     english, chinese = flat_page("rotary.md"), flat_page("rotary.md", "docs-zh")
     assert "texts of average length 128" in english and "bilinearly" in english and "128-token texts" not in english

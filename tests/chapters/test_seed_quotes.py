@@ -10,21 +10,19 @@ The seeds are not part of the repository: they are read from ../shared/seeds nex
 named by SEEDS_DIR; where neither exists the tests skip and say so.
 """
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from scripts.pipeline.references import INCLUDE
-from support import DOCS_ZH, REPO, nonempty_glob
+from support import DOCS_ZH, SEEDS, nonempty_glob
 
-SEEDS = Path(os.environ.get("SEEDS_DIR") or REPO.parent / "shared" / "seeds")
 PAGES = nonempty_glob(DOCS_ZH, "*.md")
 
 NAMED = re.compile(r"种子教程\s*(000|003)")
 UNNAMED = re.compile(r"教程|\bseed\s*0\d\d\b", re.IGNORECASE)
 QUOTE = re.compile(r"“([^“”]*)”")
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
 STRAIGHT = re.compile(r"\"[^\"\n]*[A-Za-z\u4e00-\u9fff][^\"\n]*\"")
 SENTENCE_END = re.compile(r"[。！？]")
 NOT_PROSE = re.compile(
@@ -90,11 +88,12 @@ def sentences(paragraph):
 
 def tutorial_quotes(markdown):
     """Every passage the page quotes from a named tutorial: (tutorial number, quoted text). A quote that holds a
-    value reference quotes this site's output (a token of the running example), not a tutorial."""
+    value reference quotes this site's output (a token of the running example), and one with no Chinese in it an
+    English source (a paper), not the Chinese tutorials."""
     for paragraph in paragraphs(markdown):
         for _, quotes in sentences(paragraph):
             for text, named in quotes:
-                if named and "{{" not in text:
+                if named and "{{" not in text and CHINESE.search(text):
                     yield named, text
 
 

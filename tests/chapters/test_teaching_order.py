@@ -11,7 +11,7 @@ import re
 import pytest
 
 from scripts.pipeline.published import table
-from scripts.pipeline.references import read_page, without_references
+from scripts.pipeline.references import VALUE, read_page, without_references
 from support import NAV, REPO, nonempty_glob
 
 DOCS = REPO / "docs"
@@ -191,7 +191,7 @@ def test_a_size_not_of_the_running_sentence_names_its_chapter():
     """Notation's last column gives the running sentence's sizes where it has them, else those of the chapter or model
     the row names: a row quoting another snippet's value (or none) links the chapter it comes from."""
     for symbol, meaning, example in SIZE_ROWS:
-        quoted = {ref.rsplit(".", 1)[0] for ref in re.findall(r"\{\{\s*([\w.]+)\s*\}\}", example)}
+        quoted = {f"{chapter}.{what}" for chapter, what, _ in VALUE.findall(example)}
         if not quoted or not quoted <= RUNNING_SENTENCE_SNIPPETS:
             assert re.search(r"\]\([a-z-]+\.md\)", meaning + example) or symbol in ("$L_k$", "$d_v$", "$d_h^R$"), symbol
     assert "where it has them, otherwise of the chapter or model the row names" in " ".join(NOTATION.split())

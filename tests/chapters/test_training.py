@@ -25,7 +25,7 @@ from lib.tiny_model import (
     train,
 )
 from scripts.pipeline.references import read_page
-from support import REPO, flat_page, published, published_table
+from support import REPO, flat_page, nonempty_glob, published, published_table
 
 ANIMAL_IDS = {REFERENCE_VOCAB.index(a) for a in ANIMALS}
 
@@ -98,7 +98,7 @@ def test_adam_first_step_is_signed_learning_rate():
 @pytest.mark.claim(
     "In the reference task the answer is the only animal of the sentence, at 7 different positions, "
     "one sentence in five has no animal (answer: nobody), and the query is the last word",
-    zh="在参照任务中，答案是句子里唯一的动物，出现在 7 "
+    zh="在指代任务中，答案是句子里唯一的动物，出现在 7 "
     "个不同的位置；每五个句子中有一个没有动物（答案：nobody）；查询是最后一个词",
 )
 def test_reference_sentences():
@@ -360,7 +360,7 @@ def test_the_stalled_runs_are_shown_only_at_their_end():
 def test_every_training_run_uses_adam():
     """No run on the page uses another optimiser, so that Adam lets the unscaled runs learn is a likely reason, not a
     measured one (the old page: "Adam softens the blow")."""
-    for snippet in sorted((REPO / "snippets" / "training").glob("*.py")):
+    for snippet in nonempty_glob(REPO / "snippets" / "training", "*.py"):
         code = snippet.read_text(encoding="utf-8")
         assert "SGD" not in code and "sgd" not in code, snippet.name
     assert "class Adam" in (REPO / "snippets" / "lib" / "tiny_model.py").read_text(encoding="utf-8")

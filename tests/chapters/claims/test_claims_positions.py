@@ -1,11 +1,11 @@
 """Claims about positions and order: each verdict against an independent recomputation."""
 
 import math
-import re
 
 import numpy as np
 import pytest
 
+from scripts.pipeline.references import VALUE
 from support import INVENTORY, TABLE_3, W, X, attend, causal, claim, flat_page, kind, positional_encoding, text, v
 
 
@@ -154,7 +154,7 @@ def test_a_chapter_value_the_evidence_quotes_stands_on_the_page_it_links_to(cid)
     (not the claims snippet's own) now stands on the page the row links to, in both editions."""
     row = INVENTORY[cid]
     page = row.see.partition("#")[0]
-    references = re.findall(r"\{\{ [a-z_0-9.]+ \}\}", row.evidence)
+    references = [m.group(0) for m in VALUE.finditer(row.evidence)]
     chapter_values = [ref for ref in references if not ref.startswith("{{ claims.")]
     assert chapter_values, cid
     for folder in ("docs", "docs-zh"):
