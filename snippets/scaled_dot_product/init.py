@@ -120,6 +120,7 @@ for setting, (xs, zs, d_out) in {"sentence": (x, z, d_output), "random": (x_rand
             value(f"grad_median_{tag}", np.median(g), "{:.3g}")
             value(f"grad_p90_{tag}", np.quantile(g, 0.9), sig3(np.quantile(g, 0.9)))
             value(f"dead_sentences_{tag}", np.mean(g < DEAD), "{:.0%}")
+            value(f"dead_sentence_count_{tag}", int(np.sum(g < DEAD)), "{:,}")
     table(f"init_{setting}", ["W drawn from", "σ_W", "predicted std", "measured std", "largest weight",
                               "entropy (nats)"], rows)
 table("init_gradient", ["W drawn from", "median row ‖J‖_F", "saturated rows", "median ‖∂L/∂W_q‖_F",

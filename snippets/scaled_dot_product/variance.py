@@ -52,6 +52,7 @@ value("var_unscaled_4", rows[0][2], "{:.2f}")
 value("var_unscaled_1024", rows[-1][2], "{:.0f}")
 value("var_scaled_1024", rows[-1][4], "{:.3f}")
 value("std_unscaled_1024", np.sqrt(rows[-1][2]), "{:.1f}")
+value("std_unscaled_64", next(r[3] for r in rows if r[0] == 64), "{:.2f}")  # theory: sqrt(64) = 8
 value("worst_relative_error", max(relative_errors), "{:.1%}")
 value("relative_standard_error_4", np.sqrt((2 + 6 / 4) / N_PAIRS), "{:.1%}")
 value("sigma_small_scaled_var", sigma_rows[0][2], "{:.1e}")

@@ -186,6 +186,21 @@ def test_shared_matrix_collapses_the_heads():
 
 
 @pytest.mark.claim(
+    "Splitting adds no multiply-adds to the scores; only the scaling and the softmax run on h score matrices "
+    "instead of one",
+    zh="拆分不给分数增加任何乘加；只是缩放和 softmax 要在 h 个分数矩阵上各做一次，而不是一个",
+)
+def test_splitting_adds_no_multiply_adds_but_h_softmaxes():
+    values = published("multi_head/fused_vs_separate")
+    n, h, d_model = values["n_positions"], values["tutorial_h"], values["tutorial_d_model"]
+    assert values["madds_heads"] == values["madds_one_head"] == n * n * d_model
+    x = np.random.default_rng(5).normal(size=(n, d_model))
+    w_q, w_k, w_v = (np.random.default_rng(seed).normal(size=(d_model, d_model)) for seed in (6, 7, 8))
+    _, weights = multi_head_attention(x, w_q, w_k, w_v, np.eye(d_model), h)
+    assert h > 1 and weights.shape == (h, n, n)  # h softmaxed score matrices: h * L^2 exponentials, not L^2
+
+
+@pytest.mark.claim(
     "Without W_o each output feature comes from one head; with W_o every output feature depends on every head",
     zh="没有 W_o 时，每个输出特征来自一个头；有 W_o 时，每个输出特征都依赖于所有头",
 )

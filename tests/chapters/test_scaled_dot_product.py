@@ -383,7 +383,7 @@ def test_small_init_gradient_shrinks_like_sigma_squared(init_sample):
     # not "the same for every sentence": the spread of the small init's gradient is published and real
     assert values["grad_p90_small_random"] > 1.1 * values["grad_median_small_random"]
     assert np.quantile(small, 0.9) > 1.1 * np.median(small)
-    assert values["dead_sentences_small_random"] == 0 and small.min() > 1e-6  # no sentence is cut off
+    assert values["dead_sentence_count_small_random"] == 0 and small.min() > 1e-6  # no sentence is cut off
 
 
 @pytest.mark.claim(

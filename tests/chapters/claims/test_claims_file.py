@@ -97,7 +97,7 @@ def test_text_that_is_not_toml_is_refused_naming_the_file_and_line():
 # Rows whose evidence a reader did not find where the row links (fourth reading): each now links where its numbers
 # stand. A chapter's value stands on the linked page as {{ … }}; a value of the claims snippets that print the seeds'
 # runs stands in the output the claims page shows under "How the audit measures".
-LINKED_WHERE_SHOWN = ("C000-22", "C000-65", "C003-26", "C000-41", "C000-72", "G-06", "C000-71")
+LINKED_WHERE_SHOWN = ("C000-22", "C000-65", "C003-26", "C000-41", "C000-72", "G-06", "C000-71", "C000-56", "C000-57")
 SHOWN_IN_THE_SEEDS_RUNS = ("C000-53", "C000-64", "C003-31", "C003-32")
 
 
