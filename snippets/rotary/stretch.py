@@ -5,8 +5,9 @@ Run it on L' > L positions and every pair whose angles had not yet come full
 circle meets angles it never saw. Position interpolation (Chen et al. 2023,
 "Extending Context Window of Large Language Models via Positional Interpolation",
 section 2.3) divides every position by s = L' / L. The NTK-aware change of base
-(bloc97, 2023; written as b' = b * s^(d / (d - 2)) in Peng et al. 2023, "YaRN",
-section 3.1) keeps the fast pairs and divides the slowest pair's frequency by s.
+(bloc97, 2023, a Reddit post, as reported by Peng et al. 2023, "YaRN", section 3.1,
+https://arxiv.org/abs/2309.00071, which writes it b' = b * s^(d / (d - 2))) keeps the fast pairs and
+divides the slowest pair's frequency by s.
 """
 
 import sys
@@ -69,7 +70,7 @@ value("scale", s, "{:g}")
 value("d_head", d_head)
 value("pairs", d_head // 2)
 
-# The seed tutorial's case: trained on 512 positions, fine-tuned on 128-token texts.
+# The seed tutorial's case: trained on 512 positions, fine-tuned on texts of average length 128.
 # --8<-- [start:seed]
 seed_count, seed_steps = overshoot(theta, theta, 128, 512)  # positions 0..127 with the trained frequencies
 # --8<-- [end:seed]

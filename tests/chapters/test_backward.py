@@ -242,6 +242,14 @@ def test_the_shape_of_the_median_query_gradient_over_d_k():
     assert values["scaled_spread"] > 1.5 and values["flat_from_dk"] == 32
     assert values["crossover_dk"] == 64 and values["median_dq_unscaled_64"] > 0.5 * values["median_dq_scaled_64"]
     assert values["tenfold_dk"] == 256 and values["unscaled_peak_dk"] < 64
+    ratios = {
+        int(row["d_k"]): float(row["median dq, scaled"]) / float(row["median dq, unscaled"])
+        for row in published_table("backward/saturation", "by_dk")
+    }
+    assert ratios[values["tenfold_dk"]] > 15 and min(r for d, r in ratios.items() if d >= 256) > 10
+    english = flat_page("backward.md")  # from tenfold_dk on, more than (not exactly) ten times smaller
+    assert english.count("more than ten times smaller from $d_k =$ {{ backward.saturation.tenfold_dk }}") == 2
+    assert "is ten times smaller" not in english and "becomes ten times smaller" not in english
 
 
 @pytest.mark.claim(

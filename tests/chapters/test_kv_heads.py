@@ -135,6 +135,8 @@ def test_the_citations_point_where_the_sources_say_it():
     for page in (flat_page("kv-heads.md"), flat_page("kv-heads.md", "docs-zh")):
         assert "from 0 to 0.1" not in page and "0 到 0.1" not in page
         assert "Llama-2-70b-hf" in page
+    assert "gated: shown after accepting Meta's licence" in flat_page("kv-heads.md")
+    assert "该仓库需接受 Meta 的许可后才能查看" in flat_page("kv-heads.md", "docs-zh")
     assert "section 3.2 and Table 1" in flat_page("kv-heads.md") and "第 3.2 节和表 1" in flat_page(
         "kv-heads.md", "docs-zh"
     )

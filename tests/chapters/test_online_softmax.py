@@ -149,3 +149,9 @@ def test_the_tiled_extra_is_constant_only_from_the_second_length():
     ):
         page = flat_page("online-softmax.md", folder)
         assert caption in page and page.count("{{ online_softmax.memory.constant_from }}") >= 3  # alt, caption, notice
+    tiled = [float(row["tiled (KiB)"].replace(",", "")) for row in rows]
+    lengths = [int(row["L"]) for row in rows]
+    slopes = [(b - a) / (m - n) for a, b, n, m in zip(tiled, tiled[1:], lengths, lengths[1:])]
+    assert slopes[0] > 1.5 * slopes[1] and len(set(slopes[1:])) == 1  # one straight line only from the second length
+    assert "more steeply from {{ online_softmax.memory.l_min }}" in flat_page("online-softmax.md")
+    assert "上升得更陡" in flat_page("online-softmax.md", "docs-zh")

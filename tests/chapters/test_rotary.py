@@ -149,6 +149,8 @@ def test_the_seed_cold_start_meets_no_new_angle():
     theta = [10000 ** (-2 * i / 128) for i in range(64)]
     assert max(overshoots(theta, theta, 512, 128)) == 0.0 == STRETCH["seed_overshoot"]
     assert STRETCH["seed_unseen"] == 0
+    # texts of average length 128 may run longer: every length up to 512 is inside the trained angles
+    assert all(max(overshoots(theta, theta, 512, length)) == 0.0 for length in range(1, 513))
 
 
 def test_the_pairing_prose_quotes_the_digits_the_table_shows():
@@ -207,3 +209,13 @@ def test_one_query_and_key_need_not_decay_a_correlated_key_does_on_average():
     assert RELATIVE["correlated_far"] < 0.3 * RELATIVE["correlated_near"]
     assert "point the same way" not in flat_page("rotary.md")
     assert "只对方向相同的查询和键成立" not in flat_page("rotary.md", "docs-zh")
+
+
+def test_the_ntk_base_is_cited_as_reported_by_yarn():
+    """The page once cited "bloc97 2023" as if it were a paper; the original is a Reddit post, which YaRN (Peng et
+    al. 2023, section 3.1) credits, so both editions cite it as reported there, with the arXiv link."""
+    english, chinese = flat_page("rotary.md"), flat_page("rotary.md", "docs-zh")
+    assert "bloc97 (2023, a Reddit post, as reported by [Peng et al. 2023, YaRN, section 3.1]" in english
+    assert "bloc97（2023，一篇 Reddit 帖子，据 [Peng 等人 2023 的 YaRN 第 3.1 节]" in chinese
+    for page in (english, chinese):
+        assert "(https://arxiv.org/abs/2309.00071)" in page and "bloc97 2023" not in page
