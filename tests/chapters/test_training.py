@@ -332,6 +332,14 @@ def test_reverse_self_weight_is_below_every_other_weight():
     assert values["self_weight_no_pe"] <= values["self_weight_max_no_pe"]
 
 
+def test_reverse_own_position_gets_far_less_weight_not_a_little():
+    """The caption quotes the diagonal against the other cells: about a third less (the old caption: "a little less
+    weight")."""
+    values = published("training/reverse")
+    assert values["self_weight_no_pe"] < 0.8 * values["other_weight_min_no_pe"]
+    assert "a little less weight" not in flat_page("training.md")
+
+
 def test_reverse_neighbours_get_most_not_all_of_the_rest():
     """The page: the right key's two neighbours get a share of the rest of the weight, most of it but not all (the
     old page said "the neighbours get the rest")."""

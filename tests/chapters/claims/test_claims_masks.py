@@ -37,7 +37,20 @@ def test_c000_43_subtracting_1e9_as_seed_000_does():
     naive_float32 = v("claims/masks", "float32_naive_causal")  # e.g. "13 NaN" of 36 weights
     assert naive_float32.endswith(" NaN") and int(naive_float32.split()[0]) > 0
     assert float(v("claims/masks", "float32_stable_causal")) == 0.0
-    assert kind("C000-43") == "holds only when" and kind("C000-44") == kind("C000-45") == "holds"
+    assert kind("C000-43") == "holds only when" and kind("C000-45") == "holds"
+
+
+@claim("C000-44")
+def test_c000_44_masked_weights_and_gradients_are_zero_only_where_the_weights_are():
+    """Seed 000 says this of its own line, scores - 1e9 * mask. A weight of exactly 0 has gradient w (1 - w) = 0;
+    the seed's line in float16 gives NaN weights instead, so the verdict needs C000-43's conditions."""
+    weights = np.array(softmax_row([3.0 - 1e9, 1.0, -2.0]))  # float64: the masked weight is exactly 0
+    assert weights[0] == 0.0 and weights[0] * (1 - weights[0]) == 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        half = np.array([3.0, 1.0], dtype=np.float16) - 1e9 * np.array([1, 0], dtype=np.float16)
+        shifted = np.exp(half - half.max())
+    assert np.isnan(shifted / shifted.sum()).all()  # NaN, not 0: the claim fails outside C000-43's conditions
+    assert kind("C000-44") == "holds only when"
 
 
 @claim("C000-46")
