@@ -142,6 +142,11 @@ def test_tables_of_numbers_typed_in_a_page_are_quotations_naming_the_papers_tabl
     assert quoted >= 2
     home = (REPO / docs / "index.md").read_text(encoding="utf-8")
     assert ("table it measures" if docs == "docs" else "站内测得的每个数字") in home
+    # Papers are not the only quoted source: Positional encoding quotes BERT's settings from its modeling.py.
+    assert "`max_position_embeddings`" in (REPO / docs / "positional-encoding.md").read_text(encoding="utf-8")
+    said = " ".join(home.split())
     assert (
-        "quotes from a paper are not measured here" if docs == "docs" else "从论文中引用的数字和表格不是本站测得的"
-    ) in home
+        "quotes from a paper, a reference code base or a tutorial are not measured here"
+        if docs == "docs"
+        else "从论文、参考代码或教程中引用的数字和表格不是本站测得的"
+    ) in said

@@ -263,6 +263,18 @@ def test_separate_self_match_is_within_noise_of_chance():
     assert chance - noise < values["separate_rate_min"] <= values["separate_rate_max"] < chance + noise
 
 
+def test_the_intuition_says_separate_matrices_win_about_as_often_as_chance_not_at_most():
+    """With separate matrices the own key wins above chance at some widths (noise, but above): the intuition once said
+    "no more often than chance" (不超过随机水平), a bound the published rates do not meet."""
+    values = published("queries_keys_values/self_match")
+    assert values["separate_rate_max"] > values["chance"]
+    intuition = flat_page("queries-keys-values.md").split("**The intuition.**")[1].split("##")[0]
+    assert "no more often than chance" not in intuition and "with separate ones about as often as chance" in intuition
+    assert "one matrix shared by queries and keys" in intuition and "random projections" in intuition
+    intuition_zh = flat_page("queries-keys-values.md", "docs-zh").split("**直觉。**")[1].split("##")[0]
+    assert "不超过随机水平" not in intuition_zh and "胜出的频率与随机水平相当" in intuition_zh
+
+
 def test_tied_projections_still_let_a_word_attend_elsewhere_and_copy_mostly_only_when_wide():
     """The page once said separate matrices are "what lets a word attend to something other than itself" and that a
     tied layer "mostly copies each word to itself": tied, another key is the best one in a fifth of the rows at

@@ -105,3 +105,15 @@ def test_the_claims_rows_evidence_stands_on_the_page():
     assert evidence_not_on_its_page(rows[0]) == []
     assert "`X = np.random.randn(len(sentence), d_model)`" in rows[0].evidence
     assert published("tokens_to_vectors/embed")["the_max_difference"] == 0
+
+
+def test_the_stand_in_verdict_gives_what_holds_before_how_the_stand_in_differs():
+    """C000-54 holds (seed 000's vectors are random values standing in for pretrained ones, its comment says so), but
+    its evidence once gave only the way they differ from any embedding (one draw per position, not per word): the
+    evidence now says first what makes the verdict hold, then "But"."""
+    claim = INVENTORY["C000-54"]
+    assert claim.verdict == "holds"
+    first, _, rest = claim.evidence.partition(" But ")
+    assert "random vectors" in first and "pretraining" in first and "per position, not per word" in rest
+    first_zh, _, rest_zh = claim.evidence_zh.partition("但")
+    assert "“实际应来自预训练”" in first_zh and "按位置而不是按词抽取" in rest_zh

@@ -314,3 +314,29 @@ def test_each_claims_rows_evidence_stands_on_this_page(cid):
     """Every value a claims row linking here quotes, and every author it cites, is on this page (C000-11's
     first-to-last change and C000-05's Khandelwal et al. were not)."""
     assert evidence_not_on_its_page(INVENTORY[cid]) == [], cid
+
+
+# Khandelwal et al. 2018 (ACL Anthology P18-1027), abstract: "On two standard datasets, Penn Treebank and WikiText-2,
+# we find that the model is capable of using about 200 tokens of context on average"
+KHANDELWAL_ABSTRACT = "is capable of using about 200 tokens of context on average"
+
+
+def test_khandelwal_is_cited_for_what_the_model_can_use_on_its_two_datasets():
+    """The abstract says the LSTM is *capable of using* about 200 tokens, on Penn Treebank and WikiText-2; the page and
+    the claims rows said it "uses" them, which is more than the abstract reports."""
+    assert "capable of using" in KHANDELWAL_ABSTRACT
+    zh_page = (REPO / "docs-zh" / "why-attention.md").read_text(encoding="utf-8")
+    assert (
+        "a trained LSTM language model can use about 200 tokens of context on average (Penn Treebank, WikiText-2)"
+        in (prose(PAGE))
+    )
+    assert "训练好的 LSTM 语言模型平均大约能利用 200 个词元的上下文（Penn Treebank 和 WikiText-2）" in zh_page
+    cells = [
+        text
+        for claim in INVENTORY.values()
+        for text in (claim.evidence, claim.evidence_zh)
+        if "Khandelwal" in text and "200" in text
+    ]
+    assert len(cells) >= 4
+    for text in cells + [prose(PAGE), zh_page]:
+        assert not re.search(r"LSTM language models? uses? about 200|使用大约 200|大约使用 200", text), text

@@ -143,7 +143,7 @@ def test_a_chinese_condition_in_latin_letters_stands_a_space_from_its_frame():
             space_before, space_after = condition[0].isascii(), condition[-1].isascii()
             expected = f"仅当{' ' * space_before}{condition}{' ' * space_after}时成立"
             assert claim.verdict_zh == expected, cid
-    assert INVENTORY["C000-58"].verdict_zh.startswith("仅当 W_q = W_k，")
+    assert INVENTORY["C000-58"].verdict_zh.startswith("仅当 W_q = W_k 为")
 
 
 def test_the_chinese_rows_name_the_tutorials_in_chinese_and_write_no_italics():

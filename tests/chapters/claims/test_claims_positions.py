@@ -56,6 +56,10 @@ def test_c000_29_a_farther_position_can_be_nearer_so_the_verdict_is_conditional(
     falls = int(np.sum(np.diff(np.linalg.norm(pe - pe[0], axis=1)) < 0))
     assert falls == v("claims/positions", "pe_distance_not_monotone") > 0
     assert kind("C000-29") == "holds only when" and "not one that grows with it" in INVENTORY["C000-29"].condition
+    # the zh template wraps the whole condition in 仅当……时成立: the "not monotone" part is a bracketed gloss, not a
+    # second requirement ("但并不随距离增大时成立" read as if the claim held only where the distance does not grow)
+    assert INVENTORY["C000-29"].condition_zh.startswith("把“反映”理解为“只取决于”（")
+    assert INVENTORY["C000-29"].condition_zh.endswith("）")
 
 
 @claim("C000-30")

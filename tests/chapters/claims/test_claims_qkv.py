@@ -144,7 +144,10 @@ def test_c000_58_tied_projections_are_not_enough_at_a_tiny_width():
         wq = local.normal(scale=2**-0.5, size=(2, 2))
         tied += np.sum(((x @ wq) @ (x @ wq).T).argmax(-1) == np.arange(7))
     assert tied / 2100 < 0.5 and v("queries_keys_values/self_match", "tied_rate_d2") < 0.5
-    assert "d_k is not tiny" in INVENTORY["C000-58"].condition
+    # every rate is of random, untrained projections, at the snippet's widths: the condition says both
+    condition = INVENTORY["C000-58"].condition
+    assert "random (untrained) projections" in condition and "d_k is 8 or more (widths 8, 32, 64 measured)" in condition
+    assert "随机（未训练）投影" in INVENTORY["C000-58"].condition_zh
 
 
 @claim("C003-24")
