@@ -64,7 +64,7 @@ value("median_dq_scaled_max", last[1], "{:.2f}")
 value("median_dq_unscaled_max", last[3], "{:.1e}")
 value("top_weight_scaled_max", last[2], "{:.2f}")
 value("top_weight_unscaled_max", last[4], "{:.3f}")
-value("starved_unscaled_max", last[5], "{:.2f}", zh=f"{last[5]:.0%}")
+value("starved_unscaled_max", last[5], "{:.0%}")
 value("ratio_max", last[1] / last[3], "{:.0f}")
 value("p90_dq_unscaled_max", band(unscaled[-1][0])[2], "{:.2f}")
 at_1, at_max = by_scale[4], by_scale[-1]  # std 1 (scaled attention) and std 31.6
