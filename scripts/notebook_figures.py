@@ -53,7 +53,8 @@ def link_figures(page_html, generated, alt_texts, prefix="../../"):
             return match.group(0).replace(
                 'alt="No description has been provided for this image"', f'alt="{FALLBACK_ALT}"'
             )
-        alt = html.escape(next(filter(None, map(alt_texts.get, [path, *language_twins(path)])), FALLBACK_ALT))
+        alt = next(filter(None, map(alt_texts.get, [path, *language_twins(path)])), FALLBACK_ALT)
+        alt = html.escape(html.unescape(alt))  # Markdown text (a value's <pad> is &lt;pad&gt; there) as an attribute
         return f'<img alt="{alt}" src="{prefix}{path}"'
 
     return DATA_SVG.sub(replace, page_html)

@@ -263,10 +263,11 @@ TABLE_3 = {
 # examples' tokens.
 _LATIN = tomllib.loads((REPO / "snippets/lib/zh.latin.toml").read_text(encoding="utf-8"))
 LATIN_IN_CHINESE = frozenset(word for group in _LATIN["words"].values() for word in group)
+LATIN_PHRASES = re.compile("|".join(re.escape(phrase) for group in _LATIN["phrases"].values() for phrase in group))
 _NOT_CHECKED = re.compile(
     VALUE.pattern + r"|\]\([^)]*\)|《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”"
     r"|[A-Za-z0-9_-]*[A-Za-z0-9][./][A-Za-z0-9_./-]*|(?<![A-Za-z0-9])\.[a-z]+\b"  # a path, a file's extension
-     + "".join(f"|{re.escape(phrase)}" for group in _LATIN["phrases"].values() for phrase in group)
+     + f"|{LATIN_PHRASES.pattern}"
 )
 
 

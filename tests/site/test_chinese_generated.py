@@ -17,11 +17,15 @@ from lib.running_example import SENTENCE
 from lib.tiny_model import REFERENCE_VOCAB
 from scripts.pipeline.published import table
 from scripts.pipeline.references import read_page
-from support import DOCS_ZH, LATIN_IN_CHINESE, nonempty_glob
+from support import DOCS_ZH, LATIN_IN_CHINESE, LATIN_PHRASES, nonempty_glob
 
 pytestmark = pytest.mark.site
 
-QUOTED = re.compile(r"《[^》]*》|“[A-Za-z0-9 ,.'’!?-]*”")  # a title, or English quoted as it was written
+# A title, English quoted as it was written (a passage with no Chinese in it), a name of several words, or a
+# repository's or file's path (meta-llama/llama-models).
+QUOTED = re.compile(
+    rf"《[^》]*》|“[^“”\u4e00-\u9fff]*”|\"[^\"\u4e00-\u9fff]*\"|{LATIN_PHRASES.pattern}|[\w.-]+/[\w./-]+"
+)
 # The tokens the examples feed their models (data, shown as the model sees them).
 TOKENS = {*SENTENCE.lower().rstrip(".").split(), *REFERENCE_VOCAB, "dog", "dogs", "ran", "chase"}
 MATH = re.compile(r"\$[^$]*\$")
