@@ -347,9 +347,10 @@ def test_reverse_neighbours_get_most_not_all_of_the_rest():
     assert 0.5 < values["neighbour_share_pe"] < 0.95
 
 
-def test_reverse_without_positions_a_query_sets_only_its_own_position_apart():
-    """The caption: without positional encoding a query tells its own position from the others (less weight on it),
-    and the other positions get the same weight to within 0.01 (the old caption: no position can be told apart)."""
+def test_reverse_without_positions_a_query_gives_keys_with_its_own_digit_less_weight():
+    """The caption: without positional encoding the main diagonal (the query's own position, which always holds its
+    digit) gets less weight than every other cell, and averaged over the sequences the other cells get the same weight
+    to within 0.01 (the old caption: no position can be told apart)."""
     values = published("training/reverse")
     assert values["self_weight_max_no_pe"] < values["other_weight_min_no_pe"] - 0.02
     described = re.search(r"between (\d\.\d+) and (\d\.\d+)", values["checkpoint_description"])

@@ -50,6 +50,11 @@ def test_c000_44_masked_weights_and_gradients_are_zero_only_where_the_weights_ar
         half = np.array([3.0, 1.0], dtype=np.float16) - 1e9 * np.array([1, 0], dtype=np.float16)
         shifted = np.exp(half - half.max())
     assert np.isnan(shifted / shifted.sum()).all()  # NaN, not 0: the claim fails outside C000-43's conditions
+    scores = [3.0, 1.0, -2.0]
+    empty = np.array(scores) - 1e9  # every key of the row masked, float64
+    with np.errstate(under="ignore", invalid="ignore"):
+        assert np.isnan(np.exp(empty) / np.exp(empty).sum()).all()  # the seed's exp / sum: NaN
+    assert np.allclose(softmax_row(list(empty)), softmax_row(scores))  # max-subtracting: the unmasked weights
     assert kind("C000-44") == "holds only when"
 
 

@@ -1,6 +1,7 @@
 """Claims about queries, keys and values: each verdict against an independent recomputation."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from lib.debug_tools import numeric_gradient
 from scripts.pipeline.references import VALUE
 from support import (
     INVENTORY,
+    REPO,
     W,
     X,
     attend,
@@ -127,8 +129,13 @@ def test_c000_58_quotes_separate_and_tied_rates_at_stated_widths():
     from support import INVENTORY
 
     evidence = INVENTORY["C000-58"].evidence
-    # the separate rate was quoted at d_k = 8 next to the tied rate at d_k = 64; now each width is named
-    assert "separate_rate_min" in evidence and "separate_rate_max" in evidence and "at every width" in evidence
+    # the separate rate was quoted at d_k = 8 next to the tied rate at d_k = 64; now each width is named, and only
+    # the widths the snippet measures (the evidence once said "every width from 2 to 64")
+    code = (REPO / "snippets" / "queries_keys_values" / "self_match.py").read_text(encoding="utf-8")
+    widths = [int(w) for w in re.search(r"^widths = \[([\d, ]+)\]$", code, re.M)[1].split(",")]
+    named = f"at each of the widths {', '.join(map(str, widths[:-1]))} and {widths[-1]}"
+    assert "separate_rate_min" in evidence and "separate_rate_max" in evidence and named in evidence
+    assert f"在宽度 {'、'.join(map(str, widths))} 下" in INVENTORY["C000-58"].evidence_zh
     assert "tied_rate_d8 }} with W_q = W_k at d_k = 8" in evidence
     assert v("queries_keys_values/self_match", "tied_rate_d8") < v("queries_keys_values/self_match", "tied_rate_d64")
 
