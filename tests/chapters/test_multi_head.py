@@ -200,6 +200,18 @@ def test_splitting_adds_no_multiply_adds_but_h_softmaxes():
     assert h > 1 and weights.shape == (h, n, n)  # h softmaxed score matrices: h * L^2 exponentials, not L^2
 
 
+def test_the_tutorial_sizes_are_quoted_with_their_section():
+    """The splitting bullet works at seed tutorial 000's d_model and h, which its section 3.2 sets (128 and 2); the
+    page names that section in both editions, as the home page promises for every number quoted from a tutorial."""
+    values = published("multi_head/fused_vs_separate")
+    assert (values["tutorial_d_model"], values["tutorial_h"]) == (128, 2)
+    for page, cited in (
+        (CHAPTER, "seed tutorial 000's $d_{\\text{model}}$ and $h$ (§3.2)"),
+        (REPO / "docs-zh" / "multi-head.md", "种子教程 000 的 $d_{\\text{model}}$ 和 $h$（§3.2）"),
+    ):
+        assert cited in " ".join(page.read_text(encoding="utf-8").split()), f"{page}: no section for the sizes"
+
+
 @pytest.mark.claim(
     "Without W_o each output feature comes from one head; with W_o every output feature depends on every head",
     zh="没有 W_o 时，每个输出特征来自一个头；有 W_o 时，每个输出特征都依赖于所有头",

@@ -218,7 +218,13 @@ OTHER_MEANINGS = [
     ("rotary.md", r"depends on \$m - n\$", "a position in [Rotary](rotary.md)"),
     ("online-softmax.md", r"the maximum \$m_j\$", "a running maximum in [Online softmax](online-softmax.md)"),
     ("kv-cache.md", r"model width \$d\$", "$d$ (the model width) in [KV cache](kv-cache.md)"),
-    ("rotary.md", r"\^\{-2i/d\}", "$d$ (the model width) in [KV cache](kv-cache.md) and [Rotary](rotary.md)"),
+    (
+        "transformer-block.md",
+        r"\$d = d_\\text\{model\}\$",
+        "$d$ (the model width) in [KV cache](kv-cache.md) and [Transformer block](transformer-block.md)",
+    ),
+    ("rotary.md", r"\$d = d_\\text\{head\}\$", "a head's width in [Rotary](rotary.md)"),
+    ("benchmarks.md", r"head width \$d\$", "a head's width in [Rotary](rotary.md) and [Benchmarks](benchmarks.md)"),
 ]
 
 

@@ -107,12 +107,14 @@ def test_the_claims_rows_evidence_stands_on_the_page():
     assert published("tokens_to_vectors/embed")["the_max_difference"] == 0
 
 
-def test_the_stand_in_verdict_gives_what_holds_before_how_the_stand_in_differs():
-    """C000-54 holds (seed 000's vectors are random values standing in for pretrained ones, its comment says so), but
-    its evidence once gave only the way they differ from any embedding (one draw per position, not per word): the
-    evidence now says first what makes the verdict hold, then "But"."""
+def test_the_stand_in_verdict_holds_only_for_a_stand_in_that_need_only_be_random():
+    """C000-54: seed 000's vectors are random values standing in for pretrained ones (its comment says so), but drawn
+    one per position they give the equal words "The" and "the" unrelated vectors, which an embedding table never does:
+    they stand in for embeddings only if a stand-in need only be random. The evidence says first what holds, then
+    "But" and the way the stand-in differs."""
+    assert published("tokens_to_vectors/embed")["the_max_difference"] == 0  # a table looked up by id: the same row
     claim = INVENTORY["C000-54"]
-    assert claim.verdict == "holds"
+    assert claim.verdict == "only_when" and "equal words equal vectors" in claim.condition
     first, _, rest = claim.evidence.partition(" But ")
     assert "random vectors" in first and "pretraining" in first and "per position, not per word" in rest
     first_zh, _, rest_zh = claim.evidence_zh.partition("但")

@@ -16,6 +16,7 @@ from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 from support import REPO, oracle_attention, published
 
 CHAPTER = REPO / "docs" / "weighted-sum.md"
+ZH_CHAPTER = REPO / "docs-zh" / "weighted-sum.md"
 TOKENS = tokenize(SENTENCE)
 CAT = TOKENS.index("cat")
 
@@ -94,6 +95,14 @@ def test_the_page_quotes_the_tutorial_row_exactly_as_the_snippet_uses_it():
     values = published("weighted_sum/cat_row")
     assert values["claimed_future_mass"] == pytest.approx(sum(TUTORIAL_CAT_ROW[2:]))
     assert values["claimed_n_future"] == sum(1 for w in TUTORIAL_CAT_ROW[2:] if w > 0)
+
+
+def test_the_tutorial_row_is_quoted_with_its_section():
+    """The home page promises that a number quoted from a tutorial comes with where it stands: seed tutorial 000
+    prints the row of "cat" in its section 4.2 (as the claims rows on that row give their source)."""
+    for page, opening in ((CHAPTER, "Seed tutorial 000 (§4.2) runs"), (ZH_CHAPTER, "种子教程 000（§4.2）用它")):
+        paragraph = next(p for p in page.read_text(encoding="utf-8").split("\n\n") if "[0.02, 0.45" in p)
+        assert opening in paragraph, f"{page.name}: the quoted row does not name seed 000's section 4.2"
 
 
 @pytest.mark.claim(

@@ -15,6 +15,7 @@ from support import CLAIMS, DOCS, DOCS_ZH, PROJECT
 TEXT = (PROJECT.snippets / reader.DATA).read_text(encoding="utf-8")
 FIRST = TEXT.index("\n[[claims]]\n")  # the first record, C000-02, runs to the second one
 SECOND = TEXT.index("\n[[claims]]\n", FIRST + 1)
+CONDITION = re.search(r"\ncondition = .*\ncondition_zh = .*", TEXT[FIRST:SECOND]).group(0)  # C000-02 is only_when
 
 
 def first_record_changed(old, new):
@@ -26,7 +27,7 @@ def first_record_changed(old, new):
 
 def test_the_file_holds_every_claim_once_with_named_fields():
     assert len(CLAIMS.claims) == 163 and CLAIMS.claims[0].id == "C000-02"
-    assert [claim.verdict for claim in CLAIMS.claims].count("only_when") == 47
+    assert [claim.verdict for claim in CLAIMS.claims].count("only_when") == 49
     assert {claim.verdict for claim in CLAIMS.claims} == set(reader.VERDICTS)
 
 
@@ -47,7 +48,7 @@ def test_a_notebook_carries_the_file_and_the_reader_reads_that_copy(monkeypatch)
     notebook = {"sys": types.SimpleNamespace(modules={"lib": types.SimpleNamespace()})}
     exec(data_cell(carried), notebook)  # the notebook's hidden cell
     assert notebook["sys"].modules["lib"].data_files == carried
-    changed = first_record_changed("verdict = 'holds'", "verdict = 'fails'")
+    changed = first_record_changed(f"verdict = 'only_when'{CONDITION}", "verdict = 'fails'")
     monkeypatch.setattr(lib, "data_files", {reader.DATA: changed}, raising=False)
     assert reader.load().claims[0].verdict_en == "does not hold"
 
@@ -59,15 +60,15 @@ BAD_RECORDS = {
     ),
     "missing field": (("\nevidence_zh = ", "\nevidence_in_chinese = "), "claim C000-02: missing field evidence_zh"),
     "unknown verdict": (
-        ("verdict = 'holds'", "verdict = 'true'"),
+        (f"verdict = 'only_when'{CONDITION}", "verdict = 'true'"),
         "claim C000-02: field verdict: unknown verdict 'true'",
     ),
     "only_when without its condition": (
-        ("verdict = 'holds'", "verdict = 'only_when'"),
+        (CONDITION, ""),
         "claim C000-02: missing field condition, condition_zh",
     ),
     "a condition without only_when": (
-        ("verdict = 'holds'", "verdict = 'holds'\ncondition = 'always'"),
+        ("verdict = 'only_when'", "verdict = 'holds'"),
         "claim C000-02: unknown field condition",
     ),
     "unknown topic": (("topic = 'why'", "topic = 'history'"), "claim C000-02: field topic: unknown topic 'history'"),

@@ -92,7 +92,18 @@ def test_c000_02_four_steps_equal_the_formula():
     scores = q @ k.T / math.sqrt(8)
     steps = np.array([softmax_row(list(r)) for r in scores]) @ val
     np.testing.assert_allclose(steps, attend(X, W)[0], rtol=1e-12)
-    assert kind("C000-02") == kind("C003-14") == kind("C003-15") == kind("C000-12") == "holds"
+    assert kind("C003-14") == kind("C003-15") == kind("C000-12") == "holds"
+
+
+@claim("C000-02")
+def test_c000_02_four_steps_hold_only_with_the_score_read_into_the_products():
+    """The formula needs the score QKᵀ, which none of seed 000's four steps names on its own (its "Q/K/V matrix
+    products", as the row translates them, are the projections): the four steps make the formula only when the score
+    is read into those products. C003-15 names the dot product as a step and holds outright."""
+    steps = INVENTORY["C000-02"].claim.partition(": ")[2].rstrip(".").split(", ")
+    assert len(steps) == 4 and not any(word in s for s in steps for word in ("score", "dot product", "QK"))
+    assert "dot product" in INVENTORY["C003-15"].claim
+    assert kind("C000-02") == "holds only when" and "the score QKᵀ" in INVENTORY["C000-02"].condition
 
 
 @claim("C003-03")
