@@ -60,10 +60,11 @@ def link_figures(page_html, generated, alt_texts, prefix="../../"):
     return DATA_SVG.sub(replace, page_html)
 
 
-def chapter_figures(page_html, src_path, docs_dir, project):
+def chapter_figures(page_html, src_path, docs_dir, project, language="en"):
     """A notebook page's figures (``src_path``: notebooks/<stem>.ipynb) linked to the committed files, described
-    by the alt texts of its chapter, the page <stem>.md of ``docs_dir`` (none when there is no such page)."""
+    by the alt texts of its chapter, the page <stem>.md of ``docs_dir`` (none when there is no such page), with the
+    values as the edition in ``language`` writes them."""
     chapter = Path(docs_dir) / f"{Path(src_path).stem}.md"
     markdown = chapter.read_text(encoding="utf-8") if chapter.exists() else ""
-    markdown = inline_values(markdown, project, chapter.name)
+    markdown = inline_values(markdown, project, chapter.name, language)
     return link_figures(page_html, project.generated, chapter_alt_texts(markdown))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path: make `scripts` importable
 
-from scripts import notebook_export, notebook_figures
+from scripts import editions, notebook_export, notebook_figures
 from scripts.pipeline.project import Project
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
@@ -37,7 +37,9 @@ class Notebooks:
         page.meta["search"] = {"exclude": True}  # the page repeats its chapter's code
         html = notebook_export.copy_buttons_in(html, config.extra["words"])
         try:
-            return notebook_figures.chapter_figures(html, page.file.src_path, config["docs_dir"], Project())
+            return notebook_figures.chapter_figures(
+                html, page.file.src_path, config["docs_dir"], Project(), editions.edition(config)
+            )
         except (ValueError, FileNotFoundError) as error:
             log.warning(f"{page.file.src_path}: {error}")
             return html
