@@ -221,10 +221,13 @@ OTHER_MEANINGS = [
     (
         "transformer-block.md",
         r"\$d = d_\\text\{model\}\$",
-        "$d$ (the model width) in [KV cache](kv-cache.md) and [Transformer block](transformer-block.md)",
+        "$d$ (the model width) in [KV cache](kv-cache.md), [Transformer block](transformer-block.md)",
     ),
     ("rotary.md", r"\$d = d_\\text\{head\}\$", "a head's width in [Rotary](rotary.md)"),
-    ("benchmarks.md", r"head width \$d\$", "a head's width in [Rotary](rotary.md) and [Benchmarks](benchmarks.md)"),
+    ("benchmarks.md", r"head width \$d\$", "the tiling table of [Benchmarks](benchmarks.md)"),
+    ("benchmarks.md", r"\$4Ld\^2 \+ 2L\^2d\$", "the multi-head table of [Benchmarks](benchmarks.md)"),
+    ("online-softmax.md", r"the tiled peak is the \$\(L, d\)\$", "[Online softmax](online-softmax.md)"),
+    ("backward.md", r"\\rVert / \\sqrt\{d\}", "a head's width in [Rotary](rotary.md), [Backward](backward.md)"),
 ]
 
 
