@@ -6,6 +6,10 @@ oldest one, so the cache never grows. A chunk of c new positions (a prompt prefi
 generating) attends to the cached positions *and* the chunk's own keys, under the rows of the window mask for
 those positions; only then is the chunk written into the ring.
 
+With ``sinks`` = n, the cache also keeps the first n positions for good (StreamingLLM's "attention sinks", Xiao et
+al. 2023): they hold n of the ``window`` slots, the ring the other window - n, and a query sees those first n keys
+and the last window - n positions.
+
 ``attend_chunk_trimmed_first`` is the bug this order prevents, kept for the chapter and its test only: it writes
 the chunk into the ring first and attends to what the ring holds afterwards. With c = 1 that is the same thing;
 with c > 1 the write overwrites keys that the chunk's earlier queries still need.
@@ -27,10 +31,14 @@ class RollingKVCache:
     """Keys and values of the last ``window`` positions: a ring of ``window`` slots, each (h, d_head) wide.
 
     ``dtype`` is a floating-point type (float64, float32 or float16): keys and values are real numbers.
+    ``sinks`` first positions are kept for good in slots 0 .. sinks - 1; the ring is the other window - sinks slots.
     """
 
-    def __init__(self, n_heads, d_head, window, dtype=np.float64):
+    def __init__(self, n_heads, d_head, window, dtype=np.float64, sinks=0):
         self.window = check_whole_number(window, "the window", "keys")
+        self.sinks = check_whole_number(sinks, "sinks", "positions", least=0)
+        if self.sinks >= self.window:
+            raise ValueError(f"sinks ({sinks}) must leave the ring at least one of the window's {window} slots")
         if not np.issubdtype(dtype, np.floating):
             raise ValueError(f"dtype must be a floating-point type (float64, float32 or float16), "
                              f"got {np.dtype(dtype).name}")
@@ -46,7 +54,8 @@ class RollingKVCache:
                              f"({self.k.shape[0]}, c, {self.k.shape[2]})")
         for offset in range(k_new.shape[1]):
             position = self.length + offset
-            slot = position % self.window
+            ring = self.window - self.sinks
+            slot = position if position < self.sinks else self.sinks + (position - self.sinks) % ring
             self.k[:, slot], self.v[:, slot] = k_new[:, offset], v_new[:, offset]
             self.positions[slot] = position
         self.length += k_new.shape[1]
@@ -79,7 +88,9 @@ def attend_chunk(q, k, v, cache):
     k_old, v_old, held = cache.held()  # (h, n, d_head), (h, n, d_head), (n,)
     k_all = np.concatenate([k_old, k], axis=1)  # (h, n + c, d_head)
     v_all = np.concatenate([v_old, v], axis=1)  # (h, n + c, d_head)
-    mask = _window_rows(positions, np.concatenate([held, positions]), cache.window)  # (c, n + c)
+    keys = np.concatenate([held, positions])  # (n + c,)
+    mask = _window_rows(positions, keys, cache.window - cache.sinks)  # (c, n + c): the recent keys
+    mask |= (keys < cache.sinks) & (keys[None, :] <= positions[:, None])  # and the kept first ones, never the future
     heads, _ = scaled_dot_product_attention(q, k_all, v_all, mask)  # (h, c, d_head)
     cache.write(k, v)
     return heads
@@ -97,7 +108,7 @@ def attend_chunk_trimmed_first(q, k, v, cache):
 
 
 # --8<-- [start:decode]
-def decode_in_chunks(x, w_q, w_k, w_v, w_o, n_heads, window, chunk, attend=attend_chunk):
+def decode_in_chunks(x, w_q, w_k, w_v, w_o, n_heads, window, chunk, attend=attend_chunk, sinks=0):
     """Run one multi-head sliding-window layer over x (L, d_model), ``chunk`` positions per call -> (L, d_model).
 
     The first call takes ``chunk`` positions (a prefill), every later call too; the last may be shorter.
@@ -105,7 +116,7 @@ def decode_in_chunks(x, w_q, w_k, w_v, w_o, n_heads, window, chunk, attend=atten
     """
     check_whole_number(chunk, "chunk", "positions")
     length, d_model = x.shape
-    cache = RollingKVCache(n_heads, d_model // n_heads, window)
+    cache = RollingKVCache(n_heads, d_model // n_heads, window, sinks=sinks)
     outputs = []
     for start in range(0, length, chunk):
         x_c = x[start : start + chunk]  # (c, d_model)
