@@ -53,15 +53,23 @@ for seed, (params, history) in runs.items():
           f" accuracy with the first token's value zeroed: {np.round(without['accuracy'], 2)}")
 # --8<-- [end:value]
 
+def end_answers(params):
+    return measure(params, evaluation, "softmax", CONFIG["n_heads"])["answers"]
+
+
 rows = []
 for seed, (params, history) in runs.items():
     head = sink_head(history)
     start, end = history[0], history[-1]
     first, others = value_norms(params, evaluation[0], head)
     without = measure(params, evaluation, "softmax", CONFIG["n_heads"], first_value=False)
+    kinds = evaluation[2]
+    changed = (without["answers"] != end_answers(params))[kinds == 1].sum()  # "nothing to read" answers that change
     rows.append([seed, head, start["first"][1, head], end["first"][1, head], end["first"][2, head],
                  end["first"][0, head], end["first"][1, 1 - head], first, others, without["accuracy"][1],
-                 without["accuracy"][2]])
+                 without["accuracy"][2], without["accuracy"][0]])
+    value(f"seed_{seed}_zeroed_changed", int(changed))
+    value(f"seed_{seed}_on_signal", end["on_signal"][head], "{:.2f}")
     for kind, name in enumerate(("copying", "nothing", "reading")):
         value(f"seed_{seed}_first_{name}", end["first"][kind, head], "{:.2f}")
         value(f"seed_{seed}_first_{name}_start", start["first"][kind, head], "{:.2f}")
@@ -73,10 +81,13 @@ for seed, (params, history) in runs.items():
     value(f"seed_{seed}_value_others", others, "{:.2f}")
 table("seeds", ["seed", "sink head", "nothing to read, step 0", "nothing to read", "reading", "copying",
                 "nothing to read, other head", "value length: first token", "value length: others",
-                "accuracy, nothing to read, first value zeroed", "accuracy, reading, first value zeroed"], rows,
+                "accuracy, nothing to read, first value zeroed", "accuracy, reading, first value zeroed",
+                "accuracy, copying, first value zeroed"], rows,
       fmt="{:.2f}")
 finals = np.array([[r[3], r[4]] for r in rows])  # (seeds, 2): nothing to read, reading
 value("nothing_min", finals[:, 0].min(), "{:.2f}")
+value("count_nothing", int((evaluation[2] == 1).sum()))
+value("on_signal_min", min(h[-1]["on_signal"][sink_head(h)] for _, h in runs.values()), "{:.2f}")
 value("nothing_max", finals[:, 0].max(), "{:.2f}")
 value("reading_max", finals[:, 1].max(), "{:.2f}")
 accuracies = np.array([h[-1]["accuracy"] for _, h in runs.values()])  # (seeds, 3)

@@ -39,8 +39,6 @@ value("row_sum_first_head1", weights[1, 0].sum(), "{:.3f}")
 
 # --8<-- [start:identities]
 by_hand = np.exp(scores) / (np.exp(sink)[..., None] + np.exp(scores).sum(axis=-1, keepdims=True))  # the formula
-appended = np.concatenate([scores, np.broadcast_to(sink[..., None], (h, length, 1))], axis=-1)  # (h, L, L + 1)
-dropped = softmax(appended, axis=-1)[..., :-1]  # one more key, then its column dropped
 zero_key = np.concatenate([k, np.zeros((h, 1, d_head))], axis=1)  # (h, L + 1, d_head): a key of zeros ...
 zero_value = np.concatenate([v, np.zeros((h, 1, d_head))], axis=1)  # ... whose value is zeros
 allowed = np.concatenate([causal_mask(length), np.ones((length, 1), dtype=bool)], axis=1)  # every query sees it
@@ -48,8 +46,6 @@ out_zero_key, _ = scaled_dot_product_attention(q, zero_key, zero_value, allowed)
 out_plus_one = softmax_plus_one(scores) @ v  # (h, L, d_head)
 gaps = {
     "sink vs the formula": np.abs(weights - by_hand).max(),
-    "sink vs a column appended, then dropped": np.abs(weights - dropped).max(),
-    "sink 0 vs plus one": np.abs(softmax_with_sink(scores, 0.0) - softmax_plus_one(scores)).max(),
     "plus one vs a zero key with a zero value": np.abs(out_plus_one - out_zero_key).max(),
 }
 for name, gap in gaps.items():

@@ -172,8 +172,9 @@ def measure(params, batch, variant, n_heads, mask=None, first_value=True):
     first: mean weight on position 0 per head, for each kind (copy, nothing to read, reading), (3, h);
     elsewhere (for the sink variants): the weight the rows put on the sink, same layout; accuracy per kind (3,);
     gate (for the gate variant): the mean gate value per kind (3,), else ones;
-    max_logit: the largest |score| (the softmax's input) in the batch; entropy: the mean entropy of the weights
-    (in nats, of the weights over the keys; the sink's share counted as one more outcome).
+    max_logit: the largest |score| (the softmax's input) in the batch; entropy: the mean entropy of the "nothing to
+    read" queries' weights per head, (h,) (in nats; the sink's share counted as one more outcome); on_signal: the
+    mean weight the reading queries put on the signal's position, per head (h,); answers: the argmax per query.
     """
     tokens, targets, kind = batch
     logits, cache = forward(params, tokens, variant, n_heads, mask, first_value)
@@ -193,7 +194,9 @@ def measure(params, batch, variant, n_heads, mask=None, first_value=True):
         sink=np.array([to_sink.transpose(0, 2, 1)[r].mean(axis=0) for r in rows]),  # (3, h)
         gate=np.array([np.broadcast_to(cache["gate"], cache["merged"].shape).mean(axis=-1)[r].mean() for r in rows]),
         max_logit=float(np.abs(np.where(allowed, scores, 0.0)).max()),
-        entropy=float(entropy.transpose(0, 2, 1)[rows[1]].mean()),
+        entropy=entropy.transpose(0, 2, 1)[rows[1]].mean(axis=0),  # (h,)
+        on_signal=_on_signal(weights, tokens, rows[2]),
+        answers=np.argmax(logits, axis=-1),
         loss=float(cross_entropy(logits, targets)[0]),
     )
 # --8<-- [end:measure]
@@ -215,6 +218,13 @@ def window_mask(length, window, sinks=0):
 def sink_head(history):
     """The head that puts the most weight on the first token from "nothing to read" queries at the end."""
     return int(np.argmax(history[-1]["first"][1]))
+
+
+def _on_signal(weights, tokens, reading):
+    """Per head, the mean weight reading queries (B, L) put on the position of their sequence's signal: (h,)."""
+    signal_at = np.argmax(np.isin(tokens, vocabulary()[0]), axis=1)  # (B,): where the signal is, if there is one
+    b, i = np.nonzero(reading)
+    return weights[b, :, i, signal_at[b]].mean(axis=0) if b.size else np.zeros(weights.shape[1])
 
 
 def evaluation_batch(config=CONFIG, seed=10_000, size=512):
