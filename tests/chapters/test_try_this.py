@@ -271,6 +271,14 @@ def kv_heads_latent_2(run):
     )
 
 
+def sink_takes_all(run):
+    sums = next(line for line in run.stdout.splitlines() if line.startswith("each row's sum, head 1:"))
+    assert [float(x) for x in sums.partition(":")[2].strip(" []").split()] == [0.0] * 4  # "print as 0.0"
+    assert run.values["row_sum_first_head1"] < 1e-6  # every weight going to the sink
+    assert run.values["row_sum_first"] == published("attention_sinks/identities")["row_sum_first"]  # head 0 as before
+    assert run.values["largest_identity_gap"] < 1e-12
+
+
 CHECKS = {
     "pe-matrix-power": pe_matrix_power,
     "pe-d-model-64": pe_d_model_64,
@@ -298,6 +306,7 @@ CHECKS = {
     "window-reach-4": window_reach_4,
     "window-as-causal": window_as_causal,
     "cross-no-padding": cross_no_padding,
+    "sink-takes-all": sink_takes_all,
 }
 
 
