@@ -41,6 +41,7 @@ value("length", length)
 value("d_k", d_k)
 value("dense_keys", dense_keys, "{:.1f}")
 by_k = {r[0]: r for r in rows}
+value("share_k1", by_k[1][2], "{:.2f}")
 value("share_k16", by_k[16][2], "{:.2f}")
 value("share_k64", by_k[64][2], "{:.2f}")
 value("least_share_k64", by_k[64][3], "{:.2f}")
@@ -50,8 +51,8 @@ value("error_k1", by_k[1][4], "{:.2f}")
 value("fraction_k64", by_k[64][1] / dense_keys, "{:.2f}")
 shares = [r[2] for r in rows]
 errors_mean = [r[4] for r in rows]
-value("share_rises_with_k", all(b > a for a, b in zip(shares, shares[1:-1])),
-      zh="是" if all(b > a for a, b in zip(shares, shares[1:-1])) else "否")
+rises = all(b > a for a, b in zip(shares, shares[1:]))
+value("share_rises_with_k", rises, zh="是" if rises else "否")
 value("mean_error_falls_with_k", all(b < a for a, b in zip(errors_mean, errors_mean[1:])),
       zh="是" if all(b < a for a, b in zip(errors_mean, errors_mean[1:])) else "否")
 value("error_at_full_k", by_k[length][5], "{:.1f}")
