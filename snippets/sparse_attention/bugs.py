@@ -54,7 +54,7 @@ out_right, _ = sparse_attention(qr, kr, vr, keys_right)
 out_shifted, _ = sparse_attention(qr, kr, vr, keys_shifted)
 print(f"queries reading keys outside their chosen blocks: {strays.any(axis=1).sum()} of {length}")
 print("the shifted selection reads a later key:", bool((keys_shifted & ~causal_mask(length)).any()))
-print(f"output error of the shifted selection against the right one: largest {np.abs(out_shifted - out_right).max():.2f}")
+print(f"shifted selection vs the right one: largest output difference {np.abs(out_shifted - out_right).max():.2f}")
 # --8<-- [end:shift]
 value("stray_queries", int(strays.any(axis=1).sum()))
 value("length", length)

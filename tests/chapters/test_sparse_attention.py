@@ -25,8 +25,13 @@ def column(snippet, table, name):
 # ------------------------------------------------------------------ the citations, as the page quotes them
 def test_the_cited_configuration_values_are_the_ones_read_from_the_repository():
     # deepseek-ai/DeepSeek-V3.2-Exp at 3b99a5350d260b7c2a357e82362305509e2d0724, inference/config_671B_v3.2.json
-    for quoted in ("`index_n_heads` = 64", "`index_head_dim` = 128", "`index_topk` = 2048", "commit 3b99a535",
-                   '"select 2048 key-value tokens for each query token" (section 2.1)'):
+    for quoted in (
+        "`index_n_heads` = 64",
+        "`index_head_dim` = 128",
+        "`index_topk` = 2048",
+        "commit 3b99a535",
+        '"select 2048 key-value tokens for each query token" (section 2.1)',
+    ):
         assert quoted in PAGE
     for quoted in ("`index_n_heads` = 64", "`index_head_dim` = 128", "`index_topk` = 2048", "3b99a535"):
         assert quoted in PAGE_ZH
@@ -68,8 +73,12 @@ def test_the_exact_top_k_holds_the_largest_share_any_k_keys_can_hold():
     _, weights = scaled_dot_product_attention(q, k, v, causal_mask(n))
     exact = column(INDEXER, "sweep", "weight held, exact top k")
     for top_k in range(1, n + 1):
-        best = np.mean([max(sum(weights[t, list(c)]) for c in itertools.combinations(range(t + 1), min(top_k, t + 1)))
-                        for t in range(n)])
+        best = np.mean(
+            [
+                max(sum(weights[t, list(c)]) for c in itertools.combinations(range(t + 1), min(top_k, t + 1)))
+                for t in range(n)
+            ]
+        )
         assert f"{best:.2f}" == f"{exact[top_k - 1]:.2f}"
 
 
@@ -131,8 +140,9 @@ def test_every_key_read_at_k_equal_to_the_length_gives_no_error():
 # ------------------------------------------------------------------ blocks
 def test_the_last_query_reads_what_the_sentence_counts():
     values = published(BLOCKS)
-    assert values["last_selected"] == (values["n_selected"] + 1) * values["block_size"] == values[
-        "last_selected_expected"]
+    assert (
+        values["last_selected"] == (values["n_selected"] + 1) * values["block_size"] == values["last_selected_expected"]
+    )
     assert values["last_total"] == values["last_compressed"] + values["last_selected"] + values["last_window"]
     assert f"{values['last_total'] / values['length']:.2f}" == f"{values['last_fraction']:.2f}"
     assert values["last_compressed"] == values["length"] // values["block_size"]

@@ -30,9 +30,16 @@ rng = np.random.default_rng(46)
 # ------------------------------------------------------------------ the oracles: loops written from the definitions
 def index_oracle(q_index, w_index, k_index):
     """I[t][s] = sum_j w[t][j] * max(0, sum_c q[t][j][c] * k[s][c])."""
-    return [[sum(w_index[t][j] * max(0.0, sum(a * b for a, b in zip(q_index[t][j], k_index[s])))
-                 for j in range(len(w_index[t])))
-             for s in range(len(k_index))] for t in range(len(q_index))]
+    return [
+        [
+            sum(
+                w_index[t][j] * max(0.0, sum(a * b for a, b in zip(q_index[t][j], k_index[s])))
+                for j in range(len(w_index[t]))
+            )
+            for s in range(len(k_index))
+        ]
+        for t in range(len(q_index))
+    ]
 
 
 def top_k_oracle(scores, k, allowed):
@@ -48,16 +55,17 @@ def top_k_oracle(scores, k, allowed):
 def block_keys_oracle(blocks, block_size):
     """Key j is read by query i when the block holding j (j // block_size) is selected and j <= i."""
     n = len(blocks)
-    return [[bool(blocks[i][j // block_size]) and j <= i for j in range(len(blocks[0]) * block_size)]
-            for i in range(n)]
+    return [[bool(blocks[i][j // block_size]) and j <= i for j in range(len(blocks[0]) * block_size)] for i in range(n)]
 
 
 def select_blocks_oracle(q, k, block_size, n_selected):
     """Block means by loops, the scores of the complete blocks, the n best, and the query's own block."""
     n, d = len(k), len(k[0])
     n_blocks = n // block_size
-    means = [[sum(k[b * block_size + r][c] for r in range(block_size)) / block_size for c in range(d)]
-             for b in range(n_blocks)]
+    means = [
+        [sum(k[b * block_size + r][c] for r in range(block_size)) / block_size for c in range(d)]
+        for b in range(n_blocks)
+    ]
     out = []
     for i, query in enumerate(q):
         complete = [b for b in range(n_blocks) if (b + 1) * block_size - 1 <= i]
@@ -197,8 +205,9 @@ def test_three_branches_match_their_loop_oracles_and_sum_with_their_gates():
     o_cmp, _ = oracle_attention(q.tolist(), means_k, means_v, complete)
     blocks = select_blocks_oracle(q.tolist(), k.tolist(), block_size, n_selected)
     o_sel, _ = oracle_attention(q.tolist(), k.tolist(), v.tolist(), block_keys_oracle(blocks, block_size))
-    o_win, _ = oracle_attention(q.tolist(), k.tolist(), v.tolist(),
-                                [[i - window < j <= i for j in range(n)] for i in range(n)])
+    o_win, _ = oracle_attention(
+        q.tolist(), k.tolist(), v.tolist(), [[i - window < j <= i for j in range(n)] for i in range(n)]
+    )
     expected = 0.3 * np.array(o_cmp) + 0.9 * np.array(o_sel) + 0.4 * np.array(o_win)
     np.testing.assert_allclose(out, expected, atol=1e-12)
     assert np.array_equal(masks["window"], sliding_window_mask(n, window))
