@@ -37,6 +37,14 @@ def test_the_cited_configuration_values_are_the_ones_read_from_the_repository():
         assert quoted in PAGE_ZH
 
 
+def test_the_cited_nsa_values_are_the_papers():
+    # Yuan et al. 2025, arXiv 2502.11089 v2: section 4.1 (sizes), 5.1 (Figure 6), 5.2 (Table 4), 2.2 (Chen et al.)
+    for quoted in ("$l=32$", "$d=16$", "$l'=64$", "$n=16$", "$w=512$", "20%", "70%"):
+        assert quoted in PAGE and quoted in PAGE_ZH
+    for speed_up in ("9.0", "6.0", "11.6"):
+        assert f"{speed_up}×" in PAGE and f"{speed_up} 倍" in PAGE_ZH
+
+
 # ------------------------------------------------------------------ the indexer
 def test_the_vectorised_scores_match_the_formula_to_rounding():
     assert published(INDEXER)["loop_gap"] < 1e-12
