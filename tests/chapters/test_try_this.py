@@ -236,6 +236,12 @@ def window_as_causal(run):
     assert run.values["first_rows_equal_causal"]  # all 7 rows: the two heatmaps are the same
 
 
+def blocks_select_all(run):
+    assert run.values["n_selected"] == 32 and run.values["last_selected"] == run.values["length"] == 512
+    rows = {r["branch"]: r for r in run.table("branches")}
+    assert float(rows["selected"]["output error vs full, mean"]) == 0.0
+
+
 def cross_no_padding(run):
     assert run.values["l_k"] == run.values["source_2_length"] == 7 and "<pad>" not in run.values["source_2"]
     assert run.values["first_query_sees_whole_source"] and run.values["rows_sum_to_one"]
@@ -298,6 +304,7 @@ CHECKS = {
     "window-reach-4": window_reach_4,
     "window-as-causal": window_as_causal,
     "cross-no-padding": cross_no_padding,
+    "blocks-select-all": blocks_select_all,
 }
 
 
