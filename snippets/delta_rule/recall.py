@@ -143,3 +143,20 @@ value("softmax_cosine_min", cosine[:, 3].min(), "{:.2f}")
 for d_k in d_ks:
     value(f"state_numbers_{d_k}", d_k * d_v)  # what linear attention and the delta rule keep
     value(f"cache_numbers_{d_k}", ns[-1] * (d_k + d_v))  # what softmax attention keeps for n_max pairs
+
+# --8<-- [start:order]
+for d_k in d_ks:  # the delta rule, 1 pass, n = 2 d_k: which pairs come back, by when they were written
+    n, first, last = 2 * d_k, [], []
+    for draw in range(n_draws):
+        rng = np.random.default_rng([d_k, n, draw])  # the same draws as above
+        keys, values = unit_rows(rng, n, d_k), unit_rows(rng, n, d_v)
+        read = read_back("delta rule, 1 pass", keys, values)
+        cosines = (read / np.linalg.norm(read, axis=1, keepdims=True)) @ values.T  # (n, n)
+        hit = cosines.argmax(axis=1) == np.arange(n)  # (n,): pair i recalled
+        first.append(hit[: d_k // 2].mean())
+        last.append(hit[-(d_k // 2):].mean())
+    print(f"d_k = {d_k}, n = {n}: recalled among the first {d_k // 2} pairs written {np.mean(first):.2f}, "
+          f"among the last {d_k // 2} {np.mean(last):.2f}")
+    value(f"delta1_{d_k}_oldest", np.mean(first), "{:.2f}")
+    value(f"delta1_{d_k}_newest", np.mean(last), "{:.2f}")
+# --8<-- [end:order]
