@@ -70,7 +70,9 @@ def last_at_least(values, curve, threshold=0.99):
 def test_the_up_to_values_are_the_curves_crossings(recall):
     for d_k in recall["d_ks"]:
         for memory in ("linear", "delta1", "delta10", "softmax"):
-            assert recall[f"{memory}_{d_k}_recalled_up_to"] == last_at_least(recall, curves(recall, "recall", memory, d_k))
+            assert recall[f"{memory}_{d_k}_recalled_up_to"] == last_at_least(
+                recall, curves(recall, "recall", memory, d_k)
+            )
             assert recall[f"{memory}_{d_k}_exact_up_to"] == last_at_least(recall, curves(recall, "cosine", memory, d_k))
 
 

@@ -45,8 +45,9 @@ def oracle_gated_delta(q, k, v, beta, alpha):
     for q_t, k_t, v_t, b_t, a_t in zip(q, k, v, beta, alpha):
         # M = alpha_t (I - beta_t k_t k_t^T), then S <- S M + beta_t v_t k_t^T
         m = [[a_t * ((1.0 if i == j else 0.0) - b_t * k_t[i] * k_t[j]) for j in range(d_k)] for i in range(d_k)]
-        s = [[sum(s[a][i] * m[i][j] for i in range(d_k)) + b_t * v_t[a] * k_t[j] for j in range(d_k)]
-             for a in range(d_v)]
+        s = [
+            [sum(s[a][i] * m[i][j] for i in range(d_k)) + b_t * v_t[a] * k_t[j] for j in range(d_k)] for a in range(d_v)
+        ]
         out.append([sum(s[a][b] * q_t[b] for b in range(d_k)) for a in range(d_v)])
     return out, s
 
@@ -169,19 +170,21 @@ def test_memory_counts():
     assert kv_cache_entries(2, 256, 512) == state_entries(32, 128, 128)
 
 
+ONES = np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 1))  # q, k, v for three positions
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
         (lambda: linear_attention_recurrent(np.ones((3, 2)), np.ones((3, 4)), np.ones((3, 1))), "same shape"),
         (lambda: linear_attention_parallel(np.ones((3, 2)), np.ones((3, 2)), np.ones((4, 1))), "one row per position"),
         (lambda: linear_attention_recurrent(np.ones(3), np.ones(3), np.ones(3)), "2-D"),
-        (lambda: delta_rule_recurrent(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 1)), 1.5), r"beta must lie in \[0, 1\]"),
-        (lambda: delta_rule_recurrent(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 1)), 1.0, 0.0), r"alpha must lie in \(0, 1\]"),
-        (lambda: delta_rule_recurrent(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 1)), [1.0, 1.0]), r"shape \(3,\)"),
-        (lambda: delta_rule_chunked(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 1)), 1.0, chunk=0), "the chunk"),
-        (lambda: delta_rule_chunked(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 1)), 1.0, chunk=2.5), "the chunk"),
-        (lambda: delta_rule_recurrent(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 1)), 1.0, state=np.ones((1, 2))),
-         r"\(d_k, d_v\) = \(2, 1\)"),
+        (lambda: delta_rule_recurrent(*ONES, 1.5), r"beta must lie in \[0, 1\]"),
+        (lambda: delta_rule_recurrent(*ONES, 1.0, 0.0), r"alpha must lie in \(0, 1\]"),
+        (lambda: delta_rule_recurrent(*ONES, [1.0, 1.0]), r"shape \(3,\)"),
+        (lambda: delta_rule_chunked(*ONES, 1.0, chunk=0), "the chunk"),
+        (lambda: delta_rule_chunked(*ONES, 1.0, chunk=2.5), "the chunk"),
+        (lambda: delta_rule_recurrent(*ONES, 1.0, state=np.ones((1, 2))), r"\(d_k, d_v\) = \(2, 1\)"),
     ],
 )
 def test_bad_input_is_refused_naming_the_problem(call, message):
