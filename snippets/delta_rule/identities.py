@@ -32,9 +32,13 @@ print("read back with the key, linear attention:", plain_state.T @ key[0])
 print("read back with the key, delta rule:      ", delta_state.T @ key[0])
 # --8<-- [end:overwrite]
 value("overwrite_plain", (plain_state.T @ key[0]).tolist())
+value("overwrite_plain_text", "({:g}, {:g})".format(*(plain_state.T @ key[0])))
 value("overwrite_delta", (delta_state.T @ key[0]).tolist())
+value("overwrite_delta_text", "({:g}, {:g})".format(*(delta_state.T @ key[0])))
 value("first_value", v[0].tolist())
+value("first_value_text", "({:g}, {:g})".format(*v[0]))
 value("second_value", v[1].tolist())
+value("second_value_text", "({:g}, {:g})".format(*v[1]))
 
 # --8<-- [start:identities]
 rng = np.random.default_rng(0)
@@ -60,6 +64,7 @@ value("d_k", d_k)
 value("d_v", d_v)
 value("largest_identity_gap", max(gaps.values()), "{:.0e}")
 value("chunk_sizes", [1, 3, 4, 8, 24])
+value("chunk_sizes_text", "1, 3, 4, 8 and 24", zh="1、3、4、8 和 24")
 
 # --8<-- [start:bugs]
 gated_reference, _ = delta_rule_recurrent(q, k, v, beta, alpha)

@@ -112,6 +112,8 @@ value("d_v", d_v)
 value("sharpness", sharpness, "{:g}")
 value("n_draws", n_draws)
 value("d_ks", d_ks)
+value("d_ks_text", "16, 32 and 64", zh="16、32 和 64")
+assert d_ks == [16, 32, 64]  # the words above
 value("n_max", ns[-1])
 value("ns", ns)
 value("recall_curves", {f"{names[m]}_{d_k}": recall[a, b].round(6).tolist()
