@@ -22,6 +22,12 @@ from lib.linear_attention import (
 )
 from lib.publish import value
 
+
+def vector_text(x):
+    """A vector of two numbers as the prose shows it: (6, 1)."""
+    return "({:g}, {:g})".format(*x)
+
+
 # --8<-- [start:overwrite]
 key = np.array([[1.0, 0.0, 0.0, 0.0]])  # (1, d_k): a unit key
 k = np.vstack([key, key])  # (2, d_k): the same key, written twice
@@ -32,13 +38,13 @@ print("read back with the key, linear attention:", plain_state.T @ key[0])
 print("read back with the key, delta rule:      ", delta_state.T @ key[0])
 # --8<-- [end:overwrite]
 value("overwrite_plain", (plain_state.T @ key[0]).tolist())
-value("overwrite_plain_text", "({:g}, {:g})".format(*(plain_state.T @ key[0])))
+value("overwrite_plain_text", vector_text(plain_state.T @ key[0]), zh=f"`{vector_text(plain_state.T @ key[0])}`")
 value("overwrite_delta", (delta_state.T @ key[0]).tolist())
-value("overwrite_delta_text", "({:g}, {:g})".format(*(delta_state.T @ key[0])))
+value("overwrite_delta_text", vector_text(delta_state.T @ key[0]), zh=f"`{vector_text(delta_state.T @ key[0])}`")
 value("first_value", v[0].tolist())
-value("first_value_text", "({:g}, {:g})".format(*v[0]))
+value("first_value_text", vector_text(v[0]), zh=f"`{vector_text(v[0])}`")
 value("second_value", v[1].tolist())
-value("second_value_text", "({:g}, {:g})".format(*v[1]))
+value("second_value_text", vector_text(v[1]), zh=f"`{vector_text(v[1])}`")
 
 # --8<-- [start:identities]
 rng = np.random.default_rng(0)
