@@ -277,6 +277,20 @@ def kv_heads_latent_2(run):
     )
 
 
+def delta_softmax_blunt(run):
+    assert run.values["sharpness"] == 1.0
+    assert run.values["softmax_recall_min"] < 1.0  # softmax attention no longer recalls every pair
+    curves = run.values["recall_curves"]
+    assert all(curves[f"softmax_{d_k}"][-1] < 1.0 for d_k in run.values["d_ks"])  # at the largest n, every d_k
+    assert published("delta_rule/recall")["softmax_recall_min"] == 1.0  # as published, it did
+
+
+def delta_no_gate(run):
+    assert run.values["bug_read_first_gated"] == 0.0  # reading before the decay is no longer a mistake
+    assert run.values["largest_identity_gap"] < 1e-12  # every identity still holds
+    assert run.values["bug_no_carry"] > 0.1  # the other mistake still is one
+
+
 CHECKS = {
     "pe-matrix-power": pe_matrix_power,
     "pe-d-model-64": pe_d_model_64,
@@ -305,6 +319,8 @@ CHECKS = {
     "window-as-causal": window_as_causal,
     "cross-no-padding": cross_no_padding,
     "blocks-select-all": blocks_select_all,
+    "delta-softmax-blunt": delta_softmax_blunt,
+    "delta-no-gate": delta_no_gate,
 }
 
 
