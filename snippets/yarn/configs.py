@@ -56,6 +56,9 @@ value("deepseek_high", ramp_bounds(64, 10000.0, 4096, 32.0, 1.0, True)[1])
 low_raw, high_raw = ramp_bounds(64, 150000.0, 4096, 32.0, 1.0, False)
 value("gpt_oss_low", low_raw, "{:.2f}")
 value("gpt_oss_high", high_raw, "{:.2f}")
+unrounded = yarn_frequencies(64, 150000.0, 32.0, 4096, 32.0, 1.0, truncate=False)
+rounded = yarn_frequencies(64, 150000.0, 32.0, 4096, 32.0, 1.0, truncate=True)
+value("gpt_oss_rounding_gap", np.max(np.abs(rounded / unrounded - 1)), "{:.2f}")
 
 # The paper puts the ramp on the turns r (eq. 18), the implementations on the pair index: how far apart?
 # --8<-- [start:paper]

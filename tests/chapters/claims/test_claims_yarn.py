@@ -1,5 +1,5 @@
-"""Claims about YaRN (G-20, G-61 to G-64; G-21 to G-24 were already taken): each verdict against a recomputation written from the paper's equations (loops
-over the pairs, the temperature in closed form), not through lib.yarn."""
+"""Claims about YaRN (G-20, G-61 to G-64; G-21 to G-24 were already taken): each verdict against a recomputation
+written from the paper's equations (loops over the pairs, the temperature in closed form), not through lib.yarn."""
 
 import math
 
@@ -62,8 +62,13 @@ def yarn_loop(d, base, s, context, fast, slow):
 
 
 @claim("G-63")
-@given(st.sampled_from([32, 64, 128]), st.floats(1e3, 1e6), st.floats(1.5, 64.0), st.sampled_from([2048, 4096, 32768]),
-       st.floats(1.0, 4.0))
+@given(
+    st.sampled_from([32, 64, 128]),
+    st.floats(1e3, 1e6),
+    st.floats(1.5, 64.0),
+    st.sampled_from([2048, 4096, 32768]),
+    st.floats(1.0, 4.0),
+)
 def test_g63_no_pair_past_its_angles_when_beta_slow_is_at_least_one(d, base, s, context, slow):
     theta = [base ** (-2 * i / d) for i in range(d // 2)]
     freq = yarn_loop(d, base, s, context, 32.0, slow)

@@ -45,8 +45,10 @@ def transformers_yarn(dim, base, max_position_embeddings, factor, beta_fast=32, 
     inv_freq_interpolation = [1.0 / (factor * p) for p in pos_freqs]
     low, high = find_correction_range(beta_fast, beta_slow, dim, base, max_position_embeddings)
     inv_freq_extrapolation_factor = [1 - r for r in linear_ramp_factor(low, high, dim // 2)]
-    inv_freq = [i * (1 - e) + x * e for i, x, e in
-                zip(inv_freq_interpolation, inv_freq_extrapolation, inv_freq_extrapolation_factor)]
+    inv_freq = [
+        i * (1 - e) + x * e
+        for i, x, e in zip(inv_freq_interpolation, inv_freq_extrapolation, inv_freq_extrapolation_factor)
+    ]
     return inv_freq, attention_factor
 
 
