@@ -61,7 +61,7 @@ for name, factor in settings.items():
 trained = softmax(scores[-context:])  # the last 4,096 keys only, no temperature: what training saw
 print(f"as trained, {context:,} keys: entropy {entropy(trained):.2f} nats, largest weight {trained.max():.4f}")
 # --8<-- [end:temperature]
-table("temperature", ["scores multiplied by", "factor", "entropy of the weights (nats)",
+table("temperature", ["scores multiplied by", "factor", "weights' entropy (nats)",
                       "largest weight"], rows, fmt="{:.3g}")
 for key, row in zip(("right", "twice", "missing"), rows):
     value(f"factor_{key}", row[1], "{:.3f}")

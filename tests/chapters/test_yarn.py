@@ -140,7 +140,7 @@ def test_entropy_of_scaled_random_scores_by_a_loop():
 
 
 def test_the_configuration_table_matches_the_values():
-    rows = {row["configuration"]: row for row in published_table("yarn/configs", "configs")}
+    rows = {row["published configuration"]: row for row in published_table("yarn/configs", "configs")}
     assert rows["DeepSeek-V3"]["pairs kept"] == "11" and rows["gpt-oss"]["pairs divided by s"] == "14"
     assert rows["DeepSeek-V3"]["ramp (pairs)"] == "10 to 23"
 
