@@ -9,6 +9,9 @@ The configurations, read from their repositories:
 - gpt-oss: gpt_oss/torch/model.py of openai/gpt-oss at commit 0568dfc9, ModelConfig defaults (head_dim 64,
   initial_context_length 4096, rope_theta 150000.0, rope_scaling_factor 32.0, rope_ntk_alpha 1.0, rope_ntk_beta
   32.0); its RotaryEmbedding does not round the bounds and multiplies cos and sin by 0.1 ln(s) + 1.
+- Qwen3: docs/source/inference/transformers.md of QwenLM/Qwen3 at commit 52fa975d recommends "rope_type": "yarn",
+  "factor": 4.0, "original_max_position_embeddings": 32768; the base is not in the files read, so only the
+  temperature, which depends on s alone, is computed for it.
 """
 
 import sys
@@ -58,6 +61,9 @@ value("gpt_oss_low", low_raw, "{:.2f}")
 value("gpt_oss_high", high_raw, "{:.2f}")
 unrounded = yarn_frequencies(64, 150000.0, 32.0, 4096, 32.0, 1.0, truncate=False)
 rounded = yarn_frequencies(64, 150000.0, 32.0, 4096, 32.0, 1.0, truncate=True)
+value("qwen3_factor", 4.0, "{:g}")
+value("qwen3_mscale", get_mscale(4.0), "{:.4f}")
+value("qwen3_score_factor", score_multiplier(4.0), "{:.4f}")
 value("gpt_oss_rounding_gap", np.max(np.abs(rounded / unrounded - 1)), "{:.2f}")
 
 # The paper puts the ramp on the turns r (eq. 18), the implementations on the pair index: how far apart?

@@ -153,3 +153,15 @@ def test_the_sources_are_named_with_their_commits(folder):
     docstring = flat_page("../snippets/yarn/configs.py", "docs")
     for needle in ("9b4e9788", "0568dfc9", "config_671B.json", "rope_factor 40", "rope_scaling_factor 32.0"):
         assert needle in docstring, needle
+
+
+def test_the_qwen3_temperature_and_what_is_not_shown():
+    """Qwen3's setting (factor 4, from its documentation) gives only the temperature: its base was not read."""
+    assert CONFIGS["qwen3_factor"] == 4.0
+    assert CONFIGS["qwen3_mscale"] == pytest.approx(0.1 * math.log(4) + 1, rel=1e-12)
+    assert CONFIGS["qwen3_score_factor"] == pytest.approx((0.1 * math.log(4) + 1) ** 2, rel=1e-12)
+    assert CONFIGS["gpt_oss_score_factor"] < CONFIGS["deepseek_v3_score_factor"]
+    rows = [row["published configuration"] for row in published_table("yarn/configs", "configs")]
+    assert "Qwen3" not in rows
+    assert "Its rotary base is not in the files read here, so its pairs are not shown." in flat_page("yarn.md")
+    assert "52fa975d" in flat_page("yarn.md") and "52fa975d" in flat_page("yarn.md", "docs-zh")
