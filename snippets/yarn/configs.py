@@ -43,8 +43,8 @@ for name, d, base, context, s, fast, slow, truncate in configs:
     print(f"{name}: pairs 0-{kept - 1} turn {turns[kept - 1]:.1f}+ times in {context:,} positions and are kept; "
           f"the last {divided} turn at most {turns[d // 2 - divided]:.2f} times and are divided by {s:g}")
 # --8<-- [end:configs]
-table("configs", ["published configuration", "d (rotated)", "rotary base", "trained context L", "factor s", "ramp (pairs)",
-                  "pairs kept", "pairs mixed", "pairs divided by s", "sqrt(1/t)", "1/t on the scores"],
+table("configs", ["published configuration", "d (rotated)", "rotary base", "trained context L", "factor s",
+                  "ramp (pairs)", "pairs kept", "pairs mixed", "pairs divided by s", "sqrt(1/t)", "1/t on the scores"],
       rows, fmt="{:.4f}")
 for (name, *_), row in zip(configs, rows):
     key = name.lower().replace("-", "_")
