@@ -9,7 +9,7 @@ The configurations, read from their repositories:
 - gpt-oss: gpt_oss/torch/model.py of openai/gpt-oss at commit 0568dfc9, ModelConfig defaults (head_dim 64,
   initial_context_length 4096, rope_theta 150000.0, rope_scaling_factor 32.0, rope_ntk_alpha 1.0, rope_ntk_beta
   32.0); its RotaryEmbedding does not round the bounds and multiplies cos and sin by 0.1 ln(s) + 1.
-- Qwen3: docs/source/inference/transformers.md of QwenLM/Qwen3 at commit 52fa975d recommends "rope_type": "yarn",
+- Qwen3: QwenLM/Qwen3/docs/source/inference/transformers.md at commit 52fa975d recommends "rope_type": "yarn",
   "factor": 4.0, "original_max_position_embeddings": 32768; the base is not in the files read, so only the
   temperature, which depends on s alone, is computed for it.
 """
