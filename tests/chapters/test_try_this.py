@@ -264,6 +264,11 @@ def rope_d_k_128(run):
     assert 0.9 < run.values["random_far_ratio"] < 1.1
 
 
+def yarn_s_8(run):
+    assert round(run.values["factor_right"], 3) == 1.459 and round((0.1 * np.log(8) + 1), 3) == 1.208
+    assert run.values["factor_right"] == (0.1 * np.log(8) + 1) ** 2
+
+
 def kv_heads_more_alike(run):
     before = published("kv_heads/mean_pool")
     assert 0 < run.values["copies_1"] < before["copies_1"]
@@ -313,6 +318,7 @@ CHECKS = {
     "sdpa-sigma-2": lambda run: None,  # the code block asserts what the page says
     "rope-target-8192": rope_target_8192,
     "rope-d-k-128": rope_d_k_128,
+    "yarn-s-8": yarn_s_8,
     "kv-heads-more-alike": kv_heads_more_alike,
     "kv-heads-latent-2": kv_heads_latent_2,
     "window-reach-4": window_reach_4,
