@@ -236,6 +236,12 @@ def window_as_causal(run):
     assert run.values["first_rows_equal_causal"]  # all 7 rows: the two heatmaps are the same
 
 
+def blocks_select_all(run):
+    assert run.values["n_selected"] == 32 and run.values["last_selected"] == run.values["length"] == 512
+    rows = {r["branch"]: r for r in run.table("branches")}
+    assert float(rows["selected"]["output error vs full, mean"]) == 0.0
+
+
 def cross_no_padding(run):
     assert run.values["l_k"] == run.values["source_2_length"] == 7 and "<pad>" not in run.values["source_2"]
     assert run.values["first_query_sees_whole_source"] and run.values["rows_sum_to_one"]
@@ -258,6 +264,11 @@ def rope_d_k_128(run):
     assert 0.9 < run.values["random_far_ratio"] < 1.1
 
 
+def yarn_s_8(run):
+    assert round(run.values["factor_right"], 3) == 1.459 and round((0.1 * np.log(8) + 1), 3) == 1.208
+    assert run.values["factor_right"] == (0.1 * np.log(8) + 1) ** 2
+
+
 def kv_heads_more_alike(run):
     before = published("kv_heads/mean_pool")
     assert 0 < run.values["copies_1"] < before["copies_1"]
@@ -273,10 +284,24 @@ def kv_heads_latent_2(run):
 
 def sink_takes_all(run):
     sums = next(line for line in run.stdout.splitlines() if line.startswith("each row's sum, head 1:"))
-    assert [float(x) for x in sums.partition(":")[2].strip(" []").split()] == [0.0] * 4  # "print as 0.0"
+    assert [float(x) for x in sums.partition(":")[2].strip(" []").split()] == [0.0] * 4  # "print as [0. 0. 0. 0.]"
     assert run.values["row_sum_first_head1"] < 1e-6  # every weight going to the sink
     assert run.values["row_sum_first"] == published("attention_sinks/identities")["row_sum_first"]  # head 0 as before
     assert run.values["largest_identity_gap"] < 1e-12
+
+
+def delta_softmax_blunt(run):
+    assert run.values["sharpness"] == 1.0
+    assert run.values["softmax_recall_min"] < 1.0  # softmax attention no longer recalls every pair
+    curves = run.values["recall_curves"]
+    assert all(curves[f"softmax_{d_k}"][-1] < 1.0 for d_k in run.values["d_ks"])  # at the largest n, every d_k
+    assert published("delta_rule/recall")["softmax_recall_min"] == 1.0  # as published, it did
+
+
+def delta_no_gate(run):
+    assert run.values["bug_read_first_gated"] == 0.0  # reading before the decay is no longer a mistake
+    assert run.values["largest_identity_gap"] < 1e-12  # every identity still holds
+    assert run.values["bug_no_carry"] > 0.1  # the other mistake still is one
 
 
 CHECKS = {
@@ -301,12 +326,16 @@ CHECKS = {
     "sdpa-sigma-2": lambda run: None,  # the code block asserts what the page says
     "rope-target-8192": rope_target_8192,
     "rope-d-k-128": rope_d_k_128,
+    "yarn-s-8": yarn_s_8,
     "kv-heads-more-alike": kv_heads_more_alike,
     "kv-heads-latent-2": kv_heads_latent_2,
     "window-reach-4": window_reach_4,
     "window-as-causal": window_as_causal,
     "cross-no-padding": cross_no_padding,
     "sink-takes-all": sink_takes_all,
+    "blocks-select-all": blocks_select_all,
+    "delta-softmax-blunt": delta_softmax_blunt,
+    "delta-no-gate": delta_no_gate,
 }
 
 

@@ -1,0 +1,163 @@
+"""The delta-rule chapter: each sentence that states a comparison, a trend or a quantifier, checked against the
+published values, tables and printed outputs of snippets/delta_rule/ (recomputed from the curves where a sentence
+summarises them)."""
+
+import re
+
+import numpy as np
+import pytest
+
+from support import flat_page, published, published_table, section_output
+
+IDENTITIES, RECALL, MEMORY = "delta_rule/identities", "delta_rule/recall", "delta_rule/memory"
+
+
+@pytest.fixture(scope="module")
+def recall():
+    return published(RECALL)
+
+
+def curves(values, kind, memory, d_k):
+    return np.array(values[f"{kind}_curves"][f"{memory}_{d_k}"])
+
+
+# ------------------------------------------------------------------ the overwrite and the identities
+def test_linear_attention_reads_the_sum_and_the_delta_rule_the_second_value():
+    values = published(IDENTITIES)
+    assert values["overwrite_plain"] == list(np.add(values["first_value"], values["second_value"]))
+    assert values["overwrite_delta"] == values["second_value"]
+
+
+def test_every_form_agrees_with_its_recurrence_for_every_chunk_size_with_and_without_the_gate():
+    values = published(IDENTITIES)
+    assert values["largest_identity_gap"] < 1e-12
+    printed = section_output(IDENTITIES, "identities")
+    gaps = [float(x) for x in re.findall(r"largest difference (\S+)", printed)]
+    assert len(gaps) == 1 + 2 * len(values["chunk_sizes"]) and max(gaps) < 1e-12
+    for chunk in values["chunk_sizes"]:
+        assert f"delta rule: chunks of {chunk} vs" in printed and f"gated delta rule: chunks of {chunk} vs" in printed
+
+
+def test_reading_before_the_decay_is_wrong_only_with_the_gate():
+    values = published(IDENTITIES)
+    assert values["bug_read_first_gated"] > 0.01 and values["bug_read_first_plain"] == 0.0
+
+
+def test_dropping_the_carried_state_is_wrong_with_chunks_of_4_and_right_with_one_chunk():
+    values = published(IDENTITIES)
+    assert values["bug_no_carry"] > 0.1 and values["bug_no_carry_one_chunk"] < 1e-12
+    assert "chunks of 4" in section_output(IDENTITIES, "bugs") and values["length"] == 24
+
+
+# ------------------------------------------------------------------ what a state remembers
+def test_softmax_recalls_every_pair_at_every_n_and_d_k(recall):
+    for d_k in recall["d_ks"]:
+        assert (curves(recall, "recall", "softmax", d_k) == 1.0).all()
+        assert curves(recall, "cosine", "softmax", d_k).min() >= recall["softmax_cosine_min"] - 0.005
+    assert recall["softmax_recall_min"] == 1.0
+    assert recall["cache_numbers_16"] == recall["n_max"] * (16 + recall["d_v"]) > recall["state_numbers_16"]
+
+
+def last_at_least(values, curve, threshold=0.99):
+    good = 0
+    for n, x in zip(values["ns"], curve):
+        if x < threshold:
+            break
+        good = n
+    return good
+
+
+def test_the_up_to_values_are_the_curves_crossings(recall):
+    for d_k in recall["d_ks"]:
+        for memory in ("linear", "delta1", "delta10", "softmax"):
+            assert recall[f"{memory}_{d_k}_recalled_up_to"] == last_at_least(
+                recall, curves(recall, "recall", memory, d_k)
+            )
+            assert recall[f"{memory}_{d_k}_exact_up_to"] == last_at_least(recall, curves(recall, "cosine", memory, d_k))
+
+
+def test_ten_passes_of_the_delta_rule_stay_exact_longer_than_linear_attention(recall):
+    for d_k in recall["d_ks"]:
+        assert recall[f"delta10_{d_k}_exact_up_to"] > recall[f"linear_{d_k}_exact_up_to"]
+        assert recall[f"delta10_{d_k}_exact_up_to"] <= d_k  # "while few pairs share the state"
+
+
+def test_linear_attention_cosine_falls_from_the_first_pairs_on(recall):
+    for d_k in recall["d_ks"]:
+        cosine = curves(recall, "cosine", "linear", d_k)
+        assert (np.diff(cosine) < 0).all()
+
+
+def test_one_pass_gains_little_at_half_d_k_and_is_lower_at_d_k(recall):
+    for d_k in recall["d_ks"]:
+        gain = recall[f"delta1_{d_k}_cosine_half"] - recall[f"linear_{d_k}_cosine_half"]
+        assert 0 <= gain < 0.05
+        assert recall[f"delta1_{d_k}_cosine_dk"] < recall[f"linear_{d_k}_cosine_dk"]
+
+
+def test_above_d_k_the_delta_rule_recalls_fewer_pairs_with_one_pass_or_ten(recall):
+    for d_k in recall["d_ks"]:
+        above = np.array(recall["ns"]) > d_k
+        linear = curves(recall, "recall", "linear", d_k)[above]
+        for memory in ("delta1", "delta10"):
+            assert (curves(recall, "recall", memory, d_k)[above] < linear).all()
+
+
+def test_the_delta_rule_keeps_the_newest_pairs_and_mostly_loses_the_oldest(recall):
+    for d_k in recall["d_ks"]:
+        assert recall[f"delta1_{d_k}_newest"] >= 0.95 and recall[f"delta1_{d_k}_oldest"] <= 0.2
+
+
+def test_a_wider_key_holds_more_for_each_memory_with_a_state(recall):
+    for memory in ("linear", "delta1", "delta10"):
+        reach = [recall[f"{memory}_{d_k}_recalled_up_to"] for d_k in recall["d_ks"]]
+        assert reach == sorted(set(reach))  # strictly increasing
+    column = "recalled >= 0.99 up to n"
+    rows = published_table(RECALL, "recall")
+    assert [int(r[column]) for r in rows if r["memory"] == "linear attention"] == [
+        recall[f"linear_{d_k}_recalled_up_to"] for d_k in recall["d_ks"]
+    ]
+    assert list(rows[0])[2] == column  # "the table's third column"
+
+
+def test_the_alt_text_linear_attention_stays_longest_and_the_delta_rule_ends_lower(recall):
+    for d_k in recall["d_ks"]:
+        for memory in ("delta1", "delta10"):
+            assert recall[f"linear_{d_k}_recalled_up_to"] > recall[f"{memory}_{d_k}_recalled_up_to"]
+            assert recall[f"linear_{d_k}_recall_max"] > recall[f"{memory}_{d_k}_recall_max"]
+
+
+def test_the_page_says_what_the_measurement_does_not_show():
+    page = flat_page("delta-rule.md")
+    assert "Nothing here is trained and nothing measures a language model" in page
+    assert "没有训练任何东西，也没有测量任何语言模型" in flat_page("delta-rule.md", "docs-zh")
+
+
+# ------------------------------------------------------------------ a state against a KV cache
+def test_qwen3_next_sizes_and_counts():
+    m = published(MEMORY)
+    assert (m["qwen_layers"], m["qwen_interval"], m["qwen_linear_layers"], m["qwen_full_layers"]) == (48, 4, 36, 12)
+    assert m["qwen_state_numbers"] == m["qwen_linear_v_heads"] * m["qwen_linear_dk"] * m["qwen_linear_dv"]
+    assert m["qwen_token_numbers"] == 2 * m["qwen_kv_heads"] * m["qwen_head_dim"]
+    assert m["qwen_break_even"] * m["qwen_token_numbers"] == m["qwen_state_numbers"]
+    assert m["qwen_state_mib"] == 2 * 36 * m["qwen_state_numbers"] / 2**20
+    page = flat_page("delta-rule.md")
+    assert "008e574391258935f3ecc3035c882e73bbcac419" in page and "01cdc6081c7500f9e50c98b1b943c90ecb665db3" in page
+
+
+def test_the_hybrid_keeps_more_below_512_tokens_equal_at_512_and_approaches_a_quarter():
+    m = published(MEMORY)
+    rows = published_table(MEMORY, "bytes")
+    ratio = {int(r["tokens L"]): float(r["hybrid / all full"]) for r in rows}
+    assert ratio[m["equal_at"]] == 1.0 and m["equal_at"] == m["qwen_break_even"]
+    below = (36 * m["qwen_state_numbers"] + 12 * m["qwen_token_numbers"] * 256) / (48 * m["qwen_token_numbers"] * 256)
+    assert below > 1
+    lengths = sorted(ratio)
+    assert all(ratio[a] > ratio[b] for a, b in zip(lengths, lengths[1:]))  # falls with every length
+    assert m["ratio_limit"] == 0.25 < m["ratio_262144"] < 0.252 and m["ratio_4096"] > m["ratio_262144"]
+
+
+def test_the_toy_state_is_smaller_than_the_toy_cache():
+    m = published(MEMORY)
+    assert m["toy_state_bytes"] < m["toy_cache_bytes"]
+    assert "at any length" in section_output(MEMORY, "toy")

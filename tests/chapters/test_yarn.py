@@ -1,0 +1,167 @@
+"""The YaRN chapter: every sentence that describes its numbers, against recomputations written from the paper's
+equations and the reference code's rule (loops over the pairs, math instead of lib.yarn)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from support import flat_page, published, published_table
+
+CONFIGS, TEMPERATURE = published("yarn/configs"), published("yarn/temperature")
+
+
+def bounds(d, base, context, fast, slow, rounded):
+    low = d * math.log(context / (fast * 2 * math.pi)) / (2 * math.log(base))
+    high = d * math.log(context / (slow * 2 * math.pi)) / (2 * math.log(base))
+    if rounded:
+        low, high = math.floor(low), math.ceil(high)
+    return max(low, 0), min(high, d - 1)
+
+
+def frequencies(d, base, s, context, fast=32.0, slow=1.0, rounded=True):
+    low, high = bounds(d, base, context, fast, slow, rounded)
+    out = []
+    for i in range(d // 2):
+        theta = base ** (-2 * i / d)
+        ramp = min(max((i - low) / (high - low), 0.0), 1.0)
+        out.append((1 - ramp) * theta + ramp * theta / s)
+    return out
+
+
+def kinds(d, base, s, context, rounded):
+    """(kept, mixed, divided) pair indices."""
+    freq = frequencies(d, base, s, context, rounded=rounded)
+    kept = [i for i, f in enumerate(freq) if f == base ** (-2 * i / d)]
+    divided = [i for i, f in enumerate(freq) if math.isclose(f, base ** (-2 * i / d) / s, rel_tol=1e-12)]
+    return kept, [i for i in range(d // 2) if i not in kept and i not in divided], divided
+
+
+@pytest.mark.claim(
+    "In DeepSeek-V3's YaRN configuration the first 11 of 32 rotary pairs keep their frequency, 12 are mixed and the "
+    "last 9 are divided by 40; in gpt-oss's, 9, 9 and 14 (divided by 32)",
+    zh="在 DeepSeek-V3 的 YaRN 配置中，32 个旋转对里前 11 对保持原频率，12 对混合，最后 9 对除以 40；"
+    "gpt-oss 的配置中分别是 9、9 和 14 对（除以 32）",
+)
+def test_which_pairs_are_kept_mixed_and_divided():
+    kept, mixed, divided = kinds(64, 10000.0, 40.0, 4096, True)
+    assert (len(kept), len(mixed), len(divided)) == (11, 12, 9) and kept == list(range(11))
+    assert [CONFIGS[f"deepseek_v3_{k}"] for k in ("kept", "mixed", "divided")] == [11, 12, 9]
+    assert bounds(64, 10000.0, 4096, 32.0, 1.0, True) == (10, 23) == (CONFIGS["deepseek_low"], CONFIGS["deepseek_high"])
+    kept, mixed, divided = kinds(64, 150000.0, 32.0, 4096, False)
+    assert [len(kept), len(mixed), len(divided)] == [CONFIGS[f"gpt_oss_{k}"] for k in ("kept", "mixed", "divided")]
+    assert (len(kept), len(mixed), len(divided)) == (9, 9, 14)
+
+
+def test_rounding_gpt_oss_bounds_keeps_the_same_sets_and_moves_the_mixed_frequencies():
+    """The page: rounded, the bounds would be pairs 8 and 18; the same pairs kept and divided; the mixed ones up to
+    gpt_oss_rounding_gap away."""
+    low, high = bounds(64, 150000.0, 4096, 32.0, 1.0, False)
+    assert (low, high) == pytest.approx((CONFIGS["gpt_oss_low"], CONFIGS["gpt_oss_high"]), rel=1e-12)
+    assert bounds(64, 150000.0, 4096, 32.0, 1.0, True) == (8, 18)
+    raw, rounded = kinds(64, 150000.0, 32.0, 4096, False), kinds(64, 150000.0, 32.0, 4096, True)
+    assert raw[0] == rounded[0] and raw[2] == rounded[2]
+    a = frequencies(64, 150000.0, 32.0, 4096, rounded=False)
+    b = frequencies(64, 150000.0, 32.0, 4096, rounded=True)
+    assert max(abs(y / x - 1) for x, y in zip(a, b)) == pytest.approx(CONFIGS["gpt_oss_rounding_gap"], abs=0.005)
+    page = flat_page("yarn.md")
+    assert "Rounded, they would be pairs 8 and 18: the same pairs would be kept and divided" in page
+    assert "边界就是第 8 对和第 18 对" in flat_page("yarn.md", "docs-zh")
+
+
+def test_the_paper_ramp_on_the_turns_differs_from_the_index_ramp():
+    d, base, context, s = 64, 10000.0, 4096, 40.0
+    code = frequencies(d, base, s, context)
+    gaps = []
+    for i in range(d // 2):
+        theta = base ** (-2 * i / d)
+        r = context * theta / (2 * math.pi)  # eq. 17
+        gamma = 0.0 if r < 1 else 1.0 if r > 32 else (r - 1) / 31  # eq. 18
+        gaps.append(abs(((1 - gamma) * theta / s + gamma * theta) / code[i] - 1))  # eq. 20
+    assert max(gaps) == pytest.approx(CONFIGS["paper_gap"], abs=0.005) and max(gaps) > 0.1
+
+
+def past_trained(freq, theta, length, context):
+    return sum(
+        1
+        for new, old in zip(freq, theta)
+        if (context - 1) * old < 2 * math.pi and (length - 1) * new - (context - 1) * old > old
+    )
+
+
+@pytest.mark.claim(
+    "Run on 40 times its 4,096 trained positions, DeepSeek-V3's rotary part has 9 pairs past their trained angles "
+    "without a change and none with position interpolation or YaRN; YaRN keeps pair 0 at 1 radian per position",
+    zh="把 DeepSeek-V3 的旋转部分用在训练时 4,096 个位置的 40 倍上：不做改动有 9 对超出训练时的角度，"
+    "用位置插值或 YaRN 则一对也没有；YaRN 让第 0 对保持每个位置 1 弧度",
+)
+def test_what_the_frequencies_do_far_away():
+    theta = [10000.0 ** (-2 * i / 64) for i in range(32)]
+    length = 40 * 4096
+    assert past_trained(theta, theta, length, 4096) == TEMPERATURE["unseen_none"] == 9
+    assert past_trained([t / 40 for t in theta], theta, length, 4096) == TEMPERATURE["unseen_pi"] == 0
+    assert past_trained(frequencies(64, 10000.0, 40.0, 4096), theta, length, 4096) == TEMPERATURE["unseen_yarn"] == 0
+    assert TEMPERATURE["fastest_pi"] * 40 == pytest.approx(1.0) and TEMPERATURE["fastest_yarn"] == 1.0
+    assert TEMPERATURE["length"] == length
+
+
+@pytest.mark.claim(
+    "With s = 40, YaRN's temperature multiplies the scores by 1.874; applied twice by 3.511, and on one random draw "
+    "over 163,840 keys the weights' entropy falls from 10.52 to 6.84 nats; left out, it rises to 11.59",
+    zh="s = 40 时，YaRN 的温度把分数乘以 1.874；用两次则乘以 3.511，在 163,840 个键上的一次随机抽取中，"
+    "权重的熵从 10.52 nats 降到 6.84 nats；漏掉时升到 11.59",
+)
+def test_the_temperature_right_twice_and_left_out():
+    m = 0.1 * math.log(40) + 1
+    assert TEMPERATURE["factor_right"] == pytest.approx(m * m, rel=1e-12)
+    assert TEMPERATURE["factor_twice"] == pytest.approx(m**4, rel=1e-12) and TEMPERATURE["factor_missing"] == 1.0
+    assert CONFIGS["deepseek_v3_mscale"] == pytest.approx(m)
+    assert CONFIGS["deepseek_v3_score_factor"] == pytest.approx(m * m)
+    right, twice, missing = (TEMPERATURE[f"entropy_{k}"] for k in ("right", "twice", "missing"))
+    assert twice < right < missing < TEMPERATURE["uniform_entropy"] == pytest.approx(math.log(163840))
+    assert TEMPERATURE["largest_twice"] > TEMPERATURE["largest_right"]
+    # "more keys spread the weights, and the temperature takes back part of that spread"
+    assert TEMPERATURE["entropy_trained"] < right < missing
+    rows = {row["scores multiplied by"]: row for row in published_table("yarn/temperature", "temperature")}
+    assert set(rows) == {"1/t (right)", "(1/t)^2 (applied twice)", "1 (left out)"}
+
+
+def test_entropy_of_scaled_random_scores_by_a_loop():
+    """The snippet's entropies come from softmax over random scores; the same law on a smaller draw, by a loop:
+    entropy falls as the factor on the scores grows."""
+    scores = np.random.default_rng(1).normal(size=2000).tolist()
+    entropies = []
+    for factor in (1.0, 1.874, 3.511):
+        top = max(factor * x for x in scores)
+        e = [math.exp(factor * x - top) for x in scores]
+        total = sum(e)
+        entropies.append(-sum(w / total * math.log(w / total) for w in e))
+    assert entropies[0] > entropies[1] > entropies[2]
+
+
+def test_the_configuration_table_matches_the_values():
+    rows = {row["published configuration"]: row for row in published_table("yarn/configs", "configs")}
+    assert rows["DeepSeek-V3"]["pairs kept"] == "11" and rows["gpt-oss"]["pairs divided by s"] == "14"
+    assert rows["DeepSeek-V3"]["ramp (pairs)"] == "10 to 23"
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_the_sources_are_named_with_their_commits(folder):
+    page = flat_page("yarn.md", folder)
+    for needle in ("arXiv 2309.00071", "ef468064", "00d678e1", "deepseek_scaling_rope.py", "_compute_yarn_parameters"):
+        assert needle in page, needle
+    docstring = flat_page("../snippets/yarn/configs.py", "docs")
+    for needle in ("9b4e9788", "0568dfc9", "config_671B.json", "rope_factor 40", "rope_scaling_factor 32.0"):
+        assert needle in docstring, needle
+
+
+def test_the_qwen3_temperature_and_what_is_not_shown():
+    """Qwen3's setting (factor 4, from its documentation) gives only the temperature: its base was not read."""
+    assert CONFIGS["qwen3_factor"] == 4.0
+    assert CONFIGS["qwen3_mscale"] == pytest.approx(0.1 * math.log(4) + 1, rel=1e-12)
+    assert CONFIGS["qwen3_score_factor"] == pytest.approx((0.1 * math.log(4) + 1) ** 2, rel=1e-12)
+    assert CONFIGS["gpt_oss_score_factor"] < CONFIGS["deepseek_v3_score_factor"]
+    rows = [row["published configuration"] for row in published_table("yarn/configs", "configs")]
+    assert "Qwen3" not in rows
+    assert "Its rotary base is not in the files read here, so its pairs are not shown." in flat_page("yarn.md")
+    assert "52fa975d" in flat_page("yarn.md") and "52fa975d" in flat_page("yarn.md", "docs-zh")
