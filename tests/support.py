@@ -300,3 +300,17 @@ def visit(page, base_url, path):
     """Open ``path`` of the served site in ``page`` and wait until the network is idle."""
     page.goto(base_url + path, wait_until="networkidle")
     return page
+
+
+def numeric_gradient(loss, array, step=1e-6):
+    """Central differences of ``loss()`` in each entry of ``array`` (changed in place and restored)."""
+    grad = np.zeros_like(array)
+    for index in np.ndindex(array.shape):
+        saved = array[index]
+        array[index] = saved + step
+        up = loss()
+        array[index] = saved - step
+        down = loss()
+        array[index] = saved
+        grad[index] = (up - down) / (2 * step)
+    return grad

@@ -17,6 +17,7 @@ from lib.sink_model import (
     window_mask,
 )
 from lib.window_cache import RollingKVCache, decode_in_chunks
+from support import numeric_gradient
 
 rng = np.random.default_rng(77)
 SMALL = dict(CONFIG, d_model=8, n_heads=2, seq_len=6)
@@ -39,18 +40,11 @@ def test_gradients_match_central_finite_differences(variant):
     tokens, targets, _ = sink_batch(np.random.default_rng(5), 3, SMALL)
     loss, grads = loss_and_gradients(params, tokens, targets, variant, SMALL["n_heads"])
     assert set(grads) == set(params)  # every parameter has a gradient, and nothing else does
-    step = 1e-6
     for name, value in params.items():
         assert grads[name].shape == value.shape, name
-        numeric = np.zeros_like(value)
-        for index in np.ndindex(value.shape):
-            saved = value[index]
-            value[index] = saved + step
-            up = loss_and_gradients(params, tokens, targets, variant, SMALL["n_heads"])[0]
-            value[index] = saved - step
-            down = loss_and_gradients(params, tokens, targets, variant, SMALL["n_heads"])[0]
-            value[index] = saved
-            numeric[index] = (up - down) / (2 * step)
+        numeric = numeric_gradient(
+            lambda: loss_and_gradients(params, tokens, targets, variant, SMALL["n_heads"])[0], value
+        )
         scale = max(np.abs(numeric).max(), 1e-3)
         np.testing.assert_allclose(grads[name], numeric, rtol=1e-7, atol=1e-7 * scale, err_msg=f"{variant}: {name}")
 

@@ -21,6 +21,7 @@ from lib.sinks import (
     softmax_plus_one,
     softmax_with_sink,
 )
+from support import numeric_gradient
 
 rng = np.random.default_rng(2025)
 
@@ -260,20 +261,6 @@ def test_attention_with_sink_rejects_a_non_boolean_mask():
 
 
 # ------------------------------------------------------------------ gradients against central finite differences
-def numeric_gradient(loss, array, step=1e-6):
-    """Central differences of ``loss()`` in each entry of ``array`` (changed in place and restored)."""
-    grad = np.zeros_like(array)
-    for index in np.ndindex(array.shape):
-        saved = array[index]
-        array[index] = saved + step
-        up = loss()
-        array[index] = saved - step
-        down = loss()
-        array[index] = saved
-        grad[index] = (up - down) / (2 * step)
-    return grad
-
-
 def assert_gradient(analytic, numeric):
     scale = max(np.abs(numeric).max(initial=0.0), 1e-3)
     np.testing.assert_allclose(analytic, numeric, rtol=1e-7, atol=1e-7 * scale)
