@@ -2,28 +2,41 @@
 
 The chapter is cut where it first includes each snippet's code: the prose before that include (since the previous
 cut) is the Markdown cell before the snippet's code cell; the prose after the last one is the last Markdown cell.
-What the notebook shows elsewhere or cannot show is left out: included code and outputs, figures and their
-captions (the code cells carry them), comments, explorables. What the site renders with its own Markdown
-extensions becomes plain Markdown: a published table its rows (in the edition's language), a value reference its
-published text, an admonition a quotation, a heading without its ``{#id}`` (``heading_ids`` keeps it for the
-notebook's metadata), a link to another chapter the site's page. Words the chapter says about its web page ("the
-notebook below", "run it from `snippets/`") become what a notebook's reader can follow (``notebook_wording``).
+What the notebook shows elsewhere or cannot show is left out: each snippet's code where the chapter first includes
+it (its code cell), outputs and figures (the code cells carry them), comments, explorables. Code the chapter shows
+again, or from the library, stays as a code block in the prose (``code_as_text``), so that the sentence introducing
+it still does; a figure's caption stays, naming the figure and the snippet that drew it. What the site renders with
+its own Markdown extensions becomes plain Markdown: a published table its rows (in the edition's language), a value
+reference its published text, an admonition a quotation, a heading without its ``{#id}`` (``heading_ids`` keeps it
+for the notebook's metadata), a link to another chapter the site's page. Words the chapter says about its web page
+("the notebook below", "run it from `snippets/`") become what a notebook's reader can follow (``notebook_wording``).
 """
 
 import re
+import textwrap
 from dataclasses import dataclass
 
 from scripts.words import words
 
 from ..chapter_list import titled_links
 from .published import shown_text, table, values
-from .references import CODE, FIGURE, INCLUDE, SECTION_MARKER, substitute_tables, substitute_values
+from .references import (
+    CODE,
+    FIGURE,
+    INCLUDE,
+    SECTION_MARKER,
+    sections,
+    substitute_tables,
+    substitute_values,
+    without_section_markers,
+)
 from .tables import markdown_table
 
 FENCE = re.compile(r"^([ \t]*)(`{3,})[^\n]*\n(.*?)^\1\2[ \t]*$\n?", re.MULTILINE | re.DOTALL)
-FIGURE_WITH_CAPTION = re.compile(
-    rf"^[ \t]*{FIGURE.pattern}[ \t]*\n(?:[ \t]*/// caption[ \t]*\n.*?^[ \t]*///[ \t]*$\n?)?", re.MULTILINE | re.DOTALL
+FIGURE_WITH_CAPTION = re.compile(  # FIGURE's groups (alt, path, snippet, label), then the caption's text if any
+    rf"^[ \t]*{FIGURE.pattern}[ \t]*\n(?:[ \t]*/// caption[ \t]*\n(.*?)^[ \t]*///[ \t]*$\n?)?", re.MULTILINE | re.DOTALL
 )
+SHOWN_CODE = re.compile(r'^[ \t]*--8<--[ \t]+"(snippets/[\w/]+\.py)(?::([\w-]+))?"[ \t]*$')  # a code include line
 CAPTION = re.compile(r"^[ \t]*/// caption[ \t]*\n(.*?)^[ \t]*///[ \t]*$", re.MULTILINE | re.DOTALL)
 ADMONITION = re.compile(  # its title, and its body: the blank and indented lines that follow
     r'^(?:!!!|\?\?\?\+?)[ \t]+\w+(?:[ \t]+"([^"]*)")?[ \t]*\n((?:(?:[ \t]*|    .*)\n)*)', re.MULTILINE
@@ -58,6 +71,34 @@ def cut_at_snippets(markdown):
     for name, end in cuts:
         pieces[name], start = markdown[start:end], end
     return ChapterProse(before=pieces, after=markdown[start:])
+
+
+def code_as_text(markdown, root):
+    """The chapter with every code block that is not a snippet's first include (that one becomes the snippet's code
+    cell: ``cut_at_snippets``) written out as the code the page shows: a section of a snippet shown again, or of a
+    library module."""
+    seen = set()
+
+    def written_out(fence):
+        indent, lines = fence.group(1), [line for line in fence.group(3).splitlines() if line.strip()]
+        names = [name for name, _ in CODE.findall(fence.group(3))]
+        first = [name for name in names if name not in seen]
+        seen.update(names)
+        if first or not lines or not all(SHOWN_CODE.match(line) for line in lines):
+            return fence.group(0)
+        code = "".join(shown_section(root, *SHOWN_CODE.match(line).groups()) for line in lines)
+        body = "".join(f"{indent}{line}" if line.strip() else line for line in code.splitlines(keepends=True))
+        return f"{indent}{fence.group(2)}python\n{body}{indent}{fence.group(2)}\n"
+
+    return FENCE.sub(written_out, markdown)
+
+
+def shown_section(root, path, section):
+    """The code an include of ``path`` (one ``section`` of it, or all) shows: dedented, without section markers."""
+    text = (root / path).read_text(encoding="utf-8")
+    if section is not None:
+        text = sections(text)[section]
+    return textwrap.dedent(without_section_markers(text))
 
 
 def block_start(markdown, position):
@@ -109,7 +150,15 @@ def rendered_prose(markdown, project, language, chapter):
 
     markdown = substitute_tables(markdown, render_table)  # a table's cells may quote values
     markdown = substitute_values(markdown, value_text, escape_html=True)
-    markdown = FIGURE_WITH_CAPTION.sub("", markdown)
+    figure = words(language, "notebook")["figure"]
+    markdown = FIGURE_WITH_CAPTION.sub(
+        lambda m: (
+            figure.format(label=m.group(4), snippet=m.group(3), caption=" ".join(m.group(5).split())) + "\n\n"
+            if m.group(5)
+            else ""
+        ),
+        markdown,
+    )
     markdown = CAPTION.sub(r"\1", markdown)
     markdown = admonitions_as_quotes(without_includes(SECTION_MARKER.sub("", markdown)))
     markdown = HTML_COMMENT.sub("", HTML_BLOCK_LINE.sub("", HEADING_ID.sub(r"\1", EXPLORABLE.sub("", markdown))))
@@ -135,7 +184,7 @@ def notebook_wording(markdown, language):
 def chapter_cells(markdown, project, language, chapter):
     """({snippet: the Markdown cell before its code cell}, the last Markdown cell) of a chapter's notebook; the
     chapter's title, which heads the notebook's first cell, is left out."""
-    prose = cut_at_snippets(TITLE.sub("", markdown, count=1))
+    prose = cut_at_snippets(code_as_text(TITLE.sub("", markdown, count=1), project.root))
     source = words(language, "notebook")["source"]
     before = {
         name: "\n\n".join(

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
@@ -22,7 +23,7 @@ from scripts.pipeline.notebook_markdown import chapter_cells, notebook_wording
 from scripts.pipeline.notebooks import chapter_snippets, notebook_folder, stale_notebooks, write_notebooks
 from scripts.pipeline.project import REPO, Project
 from scripts.pipeline.published import figure_file, shown_text, table_file, values
-from scripts.pipeline.references import CODE, INCLUDE_MARK, VALUE, snippet_of
+from scripts.pipeline.references import CODE, INCLUDE_MARK, VALUE, sections, snippet_of
 from scripts.pipeline.runner import ARITHMETIC_ENV
 from scripts.words import words
 from support import nonempty_glob
@@ -202,6 +203,38 @@ def test_markdown_cells_are_the_chapters_prose_in_reading_order(edition):
                 re.MULTILINE,
             ), f"{notebook_path.stem}: {cell[:200]!r}"
     assert checked > 200
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_code_shown_again_and_figure_captions_stay_in_the_prose(edition):
+    """Every code block of a chapter that is not a snippet's first include (that one is the snippet's code cell) is
+    in the notebook's Markdown as the code the page shows, so the sentence introducing it still does; every
+    figure's caption is there too, with the figure's label and the snippet that drew it."""
+    shown, captions = 0, 0
+    for notebook_path in nonempty_glob(notebook_folder(PROJECT, edition), "*.ipynb"):
+        markdown, _ = get_data((EDITIONS[edition] / f"{notebook_path.stem}.md").read_text(encoding="utf-8"))
+        cells = "\n".join(
+            cell.source for cell in nbformat.read(notebook_path, as_version=4).cells if cell.cell_type == "markdown"
+        )
+        seen = set()
+        for fence in re.finditer(r"^([ \t]*)```python[^\n]*\n(.*?)^\1```", markdown, re.MULTILINE | re.DOTALL):
+            names = [name for name, _ in CODE.findall(fence.group(2))]
+            if names and all(name in seen for name in names) or re.search(r'"snippets/lib/', fence.group(2)):
+                for path, section in re.findall(r'"(snippets/[\w/]+\.py)(?::([\w-]+))?"', fence.group(2)):
+                    text = (REPO / path).read_text(encoding="utf-8")
+                    code = textwrap.dedent(sections(text)[section] if section else text)
+                    first_line = next(line for line in code.splitlines() if line.strip() and "--8<--" not in line)
+                    assert first_line.strip() in cells, f"{notebook_path.stem}: {path}:{section} not shown"
+                    shown += 1
+            seen.update(names)
+        for label, caption in re.findall(
+            r"!\[[^\]]*\]\(generated/[\w/]+/([\w-]+)\.svg\)\n/// caption\n(.*?)\n///", markdown, re.DOTALL
+        ):
+            assert f"`{label}`" in cells, f"{notebook_path.stem}: figure {label} not named"
+            head = " ".join(caption.split("{{")[0].split()[:4])  # the caption's first words, before any value
+            assert head in " ".join(cells.split()), f"{notebook_path.stem}: caption of {label}"
+            captions += 1
+    assert shown > 20 and captions > 40
 
 
 WEB_PAGE_WORDING = re.compile(r"notebook below|下面的笔记本|`snippets/`")  # a notebook's reader is in the notebook
