@@ -38,7 +38,8 @@ for name, d, base, context, s, fast, slow, truncate in configs:
     theta_new = yarn_frequencies(d, base, s, context, fast, slow, truncate)  # (d/2,)
     ratio = theta_new / base ** (-np.arange(0, d, 2) / d)  # 1 = as trained, 1/s = interpolated
     kept, divided = int(np.sum(ratio == 1.0)), int(np.sum(np.isclose(ratio, 1 / s, rtol=1e-12)))
-    rows.append([name, d, f"{base:,.0f}", f"{context:,}", f"{s:g}", f"{low:.4g} to {high:.4g}", kept,
+    ends = f"{low:.0f} to {high:.0f}" if truncate else f"{low:.2f} to {high:.2f}"  # where the ramp starts and ends
+    rows.append([name, d, f"{base:,.0f}", f"{context:,}", f"{s:g}", ends, kept,
                  d // 2 - kept - divided, divided, get_mscale(s), score_multiplier(s)])
     print(f"{name}: pairs 0-{kept - 1} turn {turns[kept - 1]:.1f}+ times in {context:,} positions and are kept; "
           f"the last {divided} turn at most {turns[d // 2 - divided]:.2f} times and are divided by {s:g}")

@@ -1,14 +1,17 @@
 """The YaRN chapter: every sentence that describes its numbers, against recomputations written from the paper's
 equations and the reference code's rule (loops over the pairs, math instead of lib.yarn)."""
 
+import json
 import math
+import re
 
 import numpy as np
 import pytest
 
-from support import flat_page, published, published_table
+from support import REPO, flat_page, published, published_table
 
 CONFIGS, TEMPERATURE = published("yarn/configs"), published("yarn/temperature")
+CONFIGS_DIR = REPO / "docs/generated/yarn/configs"
 
 
 def bounds(d, base, context, fast, slow, rounded):
@@ -143,6 +146,31 @@ def test_the_configuration_table_matches_the_values():
     rows = {row["published configuration"]: row for row in published_table("yarn/configs", "configs")}
     assert rows["DeepSeek-V3"]["pairs kept"] == "11" and rows["gpt-oss"]["pairs divided by s"] == "14"
     assert rows["DeepSeek-V3"]["ramp (pairs)"] == "10 to 23"
+    shown = {name: entry["text"] for name, entry in json.loads((CONFIGS_DIR / "values.json").read_text()).items()}
+    # gpt-oss's unrounded bounds read the same in the table as in the prose (once 8.093 to 17.4 against 8.09, 17.40)
+    assert rows["gpt-oss"]["ramp (pairs)"] == f"{shown['gpt_oss_low']} to {shown['gpt_oss_high']}"
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_no_line_starts_with_a_value_that_ends_a_sentence(folder):
+    """A source line that starts with a quoted value and ". " (or ") ") renders as a numbered list item once the value
+    is a number: "pairs 10 and\n  {{ deepseek_high }}. gpt-oss's ..." lost the 23 and split the bullet in two."""
+    texts = {
+        f"yarn.{what}.{name}": entry["text"]
+        for what in ("configs", "temperature")
+        for name, entry in json.loads((REPO / f"docs/generated/yarn/{what}/values.json").read_text()).items()
+    }
+    for number, line in enumerate((REPO / folder / "yarn.md").read_text(encoding="utf-8").splitlines(), 1):
+        shown = re.sub(r"\{\{\s*([\w.]+)\s*\}\}", lambda m: texts[m.group(1)], line)
+        assert not re.match(r"\s*\d{1,9}[.)](\s|$)", shown), f"{folder}/yarn.md:{number}: {line.strip()}"
+
+
+def test_the_chinese_temperature_table_does_not_call_its_factor_s():
+    """s is 倍数 on the page and in the configuration table; the multiplier on the scores is 系数, as in the prose."""
+    header = json.loads((REPO / "docs/generated/yarn/temperature/table-temperature.zh.json").read_text())["header"]
+    assert header[1] == "系数" and "倍数" not in header[1]
+    configs = json.loads((CONFIGS_DIR / "table-configs.zh.json").read_text())["header"]
+    assert "倍数 s" in configs
 
 
 @pytest.mark.parametrize("folder", ["docs", "docs-zh"])
@@ -165,3 +193,14 @@ def test_the_qwen3_temperature_and_what_is_not_shown():
     assert "Qwen3" not in rows
     assert "Its rotary base is not in the files read here, so its pairs are not shown." in flat_page("yarn.md")
     assert "52fa975d" in flat_page("yarn.md") and "52fa975d" in flat_page("yarn.md", "docs-zh")
+
+
+def test_only_deepseek_and_gpt_oss_set_the_thresholds():
+    """Qwen3's recommendation, as quoted, sets the factor only: the page must not say all three set the thresholds."""
+    page = flat_page("yarn.md")
+    quoted = re.search(r'`"rope_type": "yarn", [^`]*`', page).group(0)
+    assert "beta" not in quoted and '"factor": 4.0' in quoted
+    assert "a factor $s$ (all three), two thresholds `beta_fast` and `beta_slow` (DeepSeek-V3, and gpt-oss as" in page
+    assert "一个倍数 $s$（三者都设），两个阈值 `beta_fast` 和 `beta_slow`（DeepSeek-V3 设；gpt-oss 也设" in flat_page(
+        "yarn.md", "docs-zh"
+    )

@@ -6,7 +6,7 @@ import math
 import numpy as np
 from hypothesis import given, strategies as st
 
-from support import claim, kind, v
+from support import INVENTORY, claim, kind, v
 
 
 def turns(d, base, context):
@@ -84,6 +84,18 @@ def test_g63_needs_its_condition():
     theta = [base ** (-2 * i / d) for i in range(d // 2)]
     assert past_trained(yarn_loop(d, base, s, context, 32.0, 1.0), theta, int(s * context), context) == 0
     assert past_trained(yarn_loop(d, base, s, context, 32.0, 0.5), theta, int(s * context), context) > 0
+
+
+def test_g63_the_condition_is_enough_not_necessary():
+    """beta_slow >= 1 is enough, not needed: DeepSeek-V3's configuration still has no pair past its trained angles at
+    beta_slow = 0.9, so the condition must not read as if every beta_slow below 1 fails, and says so."""
+    d, base, s, context = 64, 10000.0, 40.0, 4096
+    theta = [base ** (-2 * i / d) for i in range(d // 2)]
+    assert past_trained(yarn_loop(d, base, s, context, 32.0, 0.9), theta, int(s * context), context) == 0
+    assert past_trained(yarn_loop(d, base, s, context, 32.0, 0.5), theta, int(s * context), context) > 0
+    row = INVENTORY["G-63"]
+    assert "holds at 0.9" in row.condition and "fails at 0.5" in row.condition
+    assert "0.9 时仍成立" in row.condition_zh and "0.5 时不成立" in row.condition_zh
 
 
 @claim("G-64")
