@@ -61,7 +61,7 @@ def all_full_bytes(length, bytes_per_number=2):
 
 print(f"{n_linear} linear layers, {n_full} full-attention layers")
 print("one linear layer's state:", per_state, "numbers; one full layer's cache:", per_token, "numbers per token")
-print("a full layer's cache passes a linear layer's state at", per_state // per_token, "tokens")
+print("a full layer's cache equals a linear layer's state at", per_state // per_token, "tokens, and passes it after")
 # --8<-- [end:qwen]
 value("qwen_layers", c["num_hidden_layers"])
 value("qwen_linear_layers", n_linear)
@@ -77,6 +77,7 @@ value("qwen_state_numbers", per_state)
 value("qwen_token_numbers", per_token)
 value("qwen_break_even", per_state // per_token)
 value("qwen_state_mib", 2 * n_linear * per_state / 2**20, "{:g}")
+value("qwen_state_gib", 2 * n_linear * per_state / 2**30, "{:.3f}")
 
 lengths = [512, 4096, 32768, 131072, 262144]
 rows = []
@@ -90,6 +91,9 @@ for n in (4096, 262144):
     value(f"hybrid_mib_{n}", hybrid_bytes(n) / 2**20, "{:g}")
     value(f"all_full_mib_{n}", all_full_bytes(n) / 2**20, "{:g}")
     value(f"ratio_{n}", hybrid_bytes(n) / all_full_bytes(n), "{:.3f}")
+value("hybrid_gib_262144", hybrid_bytes(262144) / 2**30, "{:.1f}")
+value("all_full_gib_262144", all_full_bytes(262144) / 2**30, "{:.1f}")
+value("ratio_32768", hybrid_bytes(32768) / all_full_bytes(32768), "{:.3f}")
 value("ratio_limit", n_full / c["num_hidden_layers"], "{:g}")
 value("equal_at", 512)
 assert hybrid_bytes(512) == all_full_bytes(512)  # 36 states = 36 layers' caches of 512 tokens

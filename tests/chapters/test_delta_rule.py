@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from support import flat_page, published, published_table, section_output
+from support import _published, flat_page, published, published_table, section_output
 
 IDENTITIES, RECALL, MEMORY = "delta_rule/identities", "delta_rule/recall", "delta_rule/memory"
 
@@ -36,6 +36,23 @@ def test_every_form_agrees_with_its_recurrence_for_every_chunk_size_with_and_wit
     assert len(gaps) == 1 + 2 * len(values["chunk_sizes"]) and max(gaps) < 1e-12
     for chunk in values["chunk_sizes"]:
         assert f"delta rule: chunks of {chunk} vs" in printed and f"gated delta rule: chunks of {chunk} vs" in printed
+
+
+def test_a_quoted_largest_difference_is_not_below_the_difference_it_stands_for():
+    # "to within 5e-15" was false of 5.3e-15: the text is rounded up, so "within" holds
+    entries = _published.values(IDENTITIES)
+    for name in ("largest_identity_gap", "chunked_gap"):
+        assert float(entries[name]["text"]) >= entries[name]["value"]
+        assert float(entries[name]["text"]) <= 1.1 * entries[name]["value"]  # and still close to it
+    printed = section_output(IDENTITIES, "identities")
+    chunked = [float(x) for x in re.findall(r"chunks of \d+ vs recurrence\s+largest difference (\S+)", printed)]
+    assert f"{max(chunked):.1e}" == f"{entries['chunked_gap']['value']:.1e}"
+
+
+def test_an_exact_zero_difference_is_shown_as_0():
+    entries = _published.values(IDENTITIES)
+    assert entries["bug_read_first_plain"]["value"] == 0.0 and entries["bug_read_first_plain"]["text"] == "0"
+    assert entries["bug_no_carry_one_chunk"]["value"] > 0 and "e-" in entries["bug_no_carry_one_chunk"]["text"]
 
 
 def test_reading_before_the_decay_is_wrong_only_with_the_gate():
@@ -80,6 +97,36 @@ def test_ten_passes_of_the_delta_rule_stay_exact_longer_than_linear_attention(re
     for d_k in recall["d_ks"]:
         assert recall[f"delta10_{d_k}_exact_up_to"] > recall[f"linear_{d_k}_exact_up_to"]
         assert recall[f"delta10_{d_k}_exact_up_to"] <= d_k  # "while few pairs share the state"
+
+
+def test_given_the_pairs_once_the_delta_rule_is_no_more_exact_than_linear_attention(recall):
+    # so "the delta rule stores values almost exactly" needs "given the pairs ten times over"
+    for d_k in recall["d_ks"]:
+        assert recall[f"delta1_{d_k}_exact_up_to"] <= recall[f"linear_{d_k}_exact_up_to"]
+    assert "Given the pairs ten times over, the delta rule stores values almost exactly" in flat_page("delta-rule.md")
+    assert "把键值对重复写入十遍时" in flat_page("delta-rule.md", "docs-zh")
+
+
+def test_at_n_equal_to_d_k_the_rules_can_tie_so_fewer_is_only_above_d_k(recall):
+    # 以上 reads as "at least": at n = d_k ten passes and linear attention both recall every pair
+    at_d_k = {
+        d_k: [curves(recall, "recall", memory, d_k)[recall["ns"].index(d_k)] for memory in ("delta10", "linear")]
+        for d_k in recall["d_ks"]
+    }
+    assert any(delta10 == linear for delta10, linear in at_d_k.values())
+    assert "对每个大于 $d_k$ 的 $n$" in flat_page("delta-rule.md", "docs-zh")
+
+
+def test_the_alt_texts_up_to_values_are_0_99_crossings_not_exact_ones(recall):
+    # the alt text once said "stays at 1": at its own n the curves are below 1 but at least 0.99
+    ns = recall["ns"]
+    linear = [curves(recall, "recall", "linear", d) for d in recall["d_ks"]]
+    delta10 = [curves(recall, "cosine", "delta10", d) for d in recall["d_ks"]]
+    at = [c[ns.index(recall[f"linear_{d}_recalled_up_to"])] for c, d in zip(linear, recall["d_ks"])]
+    at += [c[ns.index(recall[f"delta10_{d}_exact_up_to"])] for c, d in zip(delta10, recall["d_ks"])]
+    assert min(at) >= 0.99 and any(x < 1 for x in at)
+    page = flat_page("delta-rule.md")
+    assert "linear attention stays at 0.99 or above longest" in page and "stays at 1" not in page
 
 
 def test_linear_attention_cosine_falls_from_the_first_pairs_on(recall):
@@ -155,6 +202,18 @@ def test_the_hybrid_keeps_more_below_512_tokens_equal_at_512_and_approaches_a_qu
     lengths = sorted(ratio)
     assert all(ratio[a] > ratio[b] for a, b in zip(lengths, lengths[1:]))  # falls with every length
     assert m["ratio_limit"] == 0.25 < m["ratio_262144"] < 0.252 and m["ratio_4096"] > m["ratio_262144"]
+
+
+def test_the_cache_equals_a_state_at_the_break_even_and_the_hybrid_rises_more_slowly_after_the_crossing():
+    m = published(MEMORY)
+    assert m["qwen_break_even"] * m["qwen_token_numbers"] == m["qwen_state_numbers"]  # equal, not "passes", at 512
+    assert "equals a linear layer's state at" in section_output(MEMORY, "qwen")
+    assert m["ratio_4096"] > m["ratio_32768"] > m["ratio_262144"]  # not parallel (a constant ratio) after the crossing
+    page, zh = flat_page("delta-rule.md"), flat_page("delta-rule.md", "docs-zh")
+    assert "rises more slowly than it" in page and "rises parallel" not in page
+    assert "上升得比它慢" in zh and "平行上升" not in zh
+    assert "its cache equals a linear layer's state at" in page and "时与一个线性层的状态相等" in zh
+    assert abs(m["qwen_state_gib"] * 2**30 - m["qwen_state_mib"] * 2**20) < 0.001 * 2**30
 
 
 def test_the_toy_state_is_smaller_than_the_toy_cache():

@@ -65,6 +65,14 @@ def test_g73_the_chunked_form_is_exact():
     assert kind("G-73") == "does not hold"
 
 
+@claim("G-73")
+def test_g73_quotes_the_chunked_forms_own_gap_not_the_linear_rows():
+    # the largest gap of all includes "linear: recurrence vs masked matrix form", which is not the chunked form
+    assert v(IDENTITIES, "chunked_gap") < v(IDENTITIES, "largest_identity_gap")
+    for evidence in (INVENTORY["G-73"].evidence, INVENTORY["G-73"].evidence_zh):
+        assert "delta_rule.identities.chunked_gap" in evidence and "largest_identity_gap" not in evidence
+
+
 @claim("G-74")
 def test_g74_a_quarter_only_for_long_contexts():
     linear_layers, full_layers, state, per_token = 36, 12, 32 * 128 * 128, 2 * 2 * 256
