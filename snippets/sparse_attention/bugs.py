@@ -40,6 +40,15 @@ value("future_queries", int(future.any(axis=1).sum()))
 value("n_tokens", n)
 value("first_token", tokens[0])
 value("first_future_weight", wrong_weights[0, 1:].sum(), "{:.2f}")
+# the same top 3 of every key with the causal mask applied afterwards: causal again, but places are lost
+after = wrong & causal_mask(n)  # (L, L)
+value("after_mask_reads_future", bool((after & ~causal_mask(n)).any()),
+      zh="是" if (after & ~causal_mask(n)).any() else "否")
+value("after_mask_keys", ", ".join(str(c) for c in after.sum(axis=1)), zh="、".join(str(c) for c in after.sum(axis=1)))
+value("right_keys", ", ".join(str(c) for c in right.sum(axis=1)), zh="、".join(str(c) for c in right.sum(axis=1)))
+empty = [tokens[t] for t in np.flatnonzero(~after.any(axis=1))]
+value("after_mask_empty", ", ".join(empty))
+value("after_mask_empty_allowed", int(causal_mask(n)[np.flatnonzero(~after.any(axis=1))[0]].sum()))
 value("right_reads_future", bool((right & ~causal_mask(n)).any()), zh="是" if (right & ~causal_mask(n)).any() else "否")
 
 # --8<-- [start:shift]

@@ -44,7 +44,9 @@ print("keys query 'mat' reads:", [tokens[s] for s in np.flatnonzero(selected[5])
 value("loop_gap", np.abs(index - by_loop).max(), "{:.0e}")
 value("n_index_heads", n_index_heads)
 value("d_index", d_index)
-value("mat_keys", " ".join(tokens[s] for s in np.flatnonzero(selected[5])))
+mat_keys = [tokens[s] for s in np.flatnonzero(selected[5])]
+value("mat_keys", ", ".join(f'"{t}"' for t in mat_keys[:-1]) + f' and "{mat_keys[-1]}"',
+      zh="".join(f"“{t}”" for t in mat_keys))
 
 # --8<-- [start:sweep]
 full, full_weights = scaled_dot_product_attention(q, k, v, allowed)  # (L, d_v), (L, L)
@@ -70,6 +72,13 @@ value("share_exact_k1", shares_exact[0], "{:.2f}")
 value("share_exact_k3", shares_exact[2], "{:.2f}")
 value("share_index_k3", shares_index[2], "{:.2f}")
 value("keys_read_k3", rows[2][1])
+# at k = 3, the queries with more than 3 keys are the ones that drop a key; the others hold all their weight
+share_k3 = weight_share(full_weights, top_k_selection(exact_scores, 3, allowed))  # (L,)
+dropping = allowed.sum(axis=1) > 3  # (L,)
+value("n_dropping_k3", int(dropping.sum()))
+value("share_exact_k3_dropping", share_k3[dropping].mean(), "{:.2f}")
+value("share_exact_k3_least", share_k3.min(), "{:.2f}")
+value("least_share_token_k3", tokens[int(np.argmin(share_k3))])
 value("keys_dense", rows[0][2])
 value("exact_never_below_index", all(e >= i - 1e-12 for e, i in zip(shares_exact, shares_index)),
       zh="是" if all(e >= i - 1e-12 for e, i in zip(shares_exact, shares_index)) else "否")

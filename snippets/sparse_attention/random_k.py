@@ -36,7 +36,8 @@ for r in rows:
     print(f"k = {r[0]:3d}: keys read per query {r[1]:6.1f} of {dense_keys:.1f}, weight held mean {r[2]:.3f} "
           f"(least {r[3]:.3f}), output error mean {r[4]:.3f} (largest {r[5]:.3f})")
 table("sweep", ["k", "keys read per query", "weight held, mean", "weight held, least",
-                "output error, mean", "output error, largest"], rows, fmt="{:.3g}")
+                "output error, mean", "output error, largest"],
+      [[r[0], f"{r[1]:.1f}", *r[2:]] for r in rows], fmt="{:.3g}")  # keys read: one decimal, 256.5 not 256
 value("length", length)
 value("d_k", d_k)
 value("dense_keys", dense_keys, "{:.1f}")
@@ -57,6 +58,8 @@ value("mean_error_falls_with_k", all(b < a for a, b in zip(errors_mean, errors_m
       zh="是" if all(b < a for a, b in zip(errors_mean, errors_mean[1:])) else "否")
 value("error_at_full_k", by_k[length][5], "{:.1f}")
 value("share_at_full_k", by_k[length][2], "{:.1f}")
+value("least_share_at_full_k", by_k[length][3], "{:.1f}")
+value("last_plotted_k", ks[-2])  # the error plot stops here: at k = length the error is 0, off a log axis
 
 fig, axes = plt.subplots(1, 2, num="sweep", figsize=(10, 4), layout="constrained")
 axes[0].plot(ks, shares, "o-", color="#21918c", label="mean")
