@@ -30,7 +30,8 @@ for variant in ("sink", "plus one", "gate"):
                      end["accuracy"][2], end["gate"][1], end["gate"][2]])
         sink_logits += list(params.get("sink", []))
         extra = f", sink logits {np.round(params['sink'], 2)}" if variant == "sink" else ""
-        print(f"{variant:8s} seed {seed}: first token {first:.2f}, sink {sink:.2f}, accuracy "
+        on_sink = "no sink" if variant == "gate" else f"sink {sink:.2f}"  # the gate's softmax is the plain one
+        print(f"{variant:8s} seed {seed}: first token {first:.2f}, {on_sink}, accuracy "
               f"{np.round(end['accuracy'], 2)}{extra}")
 # --8<-- [end:train]
 header = ["variant", "seed", "head", "first token", "sink", "elsewhere", "accuracy, nothing to read",

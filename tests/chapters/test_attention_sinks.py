@@ -382,6 +382,8 @@ def test_the_gate_has_no_sink_and_the_table_says_so():
     for row in published_table("attention_sinks/variants", "variants"):
         assert (row["sink"] == "-") == (row["variant"] == "gate"), row
     assert not [name for name in VARIANTS if name.startswith("gate") and "sink" in name]
+    gate_lines = [line for line in section_output("attention_sinks/variants", "train").splitlines() if "gate" in line]
+    assert len(gate_lines) == 3 and all("no sink" in line and "sink 0" not in line for line in gate_lines)
     assert "the gate has no sink" in PAGE
     assert "门控则没有汇点" in flat_page("attention-sinks.md", "docs-zh")
     assert "learned sink" in {r["variant"] for r in published_table("attention_sinks/variants", "variants")}
