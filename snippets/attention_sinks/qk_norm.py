@@ -5,7 +5,7 @@ Qwen3) are trained from the same seeds. Measured on the fixed batch every 50 ste
 gives any key it may see, and the mean entropy of the "nothing to read" queries' weights in the head that ends with
 the most weight on the first token; at the end, the weight they put on the first token in that head.
 """
-# Build time limit: 120 s
+# Build time limit: 180 s
 
 import sys
 from pathlib import Path

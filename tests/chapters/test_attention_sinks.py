@@ -7,6 +7,7 @@ plain loops over positions, the QK-norm bound on random vectors. The identities 
 shapes, masks and sinks in tests/core/test_sinks.py, the model's gradients in tests/core/test_sink_model.py.
 """
 
+import ast
 import math
 import re
 
@@ -116,12 +117,43 @@ def test_plus_one_after_the_max_is_a_sink_logit_at_the_max():
     np.testing.assert_allclose(right, ns["softmax_plus_one"](scores), rtol=1e-12, atol=1e-15)
 
 
-def test_the_core_tests_check_the_identities_against_a_loop_and_show_both_mistakes():
-    """ "The tests check each identity to 10^-12 on random shapes, masks and sinks, against a loop" and "both
-    mistakes are shown failing them": tests/core/test_sinks.py, which the page tells the reader to run."""
-    text = (REPO / "tests/core/test_sinks.py").read_text(encoding="utf-8")
-    assert "oracle" in text and "@given(" in text and "1e-12" in text and "mask" in text
-    assert "buggy_sink_on_query_axis" in text and "buggy_plus_one_after_max" in text
+def core_sink_tests():
+    """{test name: (decorator names, names it calls)} of tests/core/test_sinks.py."""
+    tree = ast.parse((REPO / "tests/core/test_sinks.py").read_text(encoding="utf-8"))
+    tests = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            decorators = {ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
+            calls = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+            tests[node.name] = (decorators, calls)
+    return tests
+
+
+def test_the_core_tests_compare_the_sink_softmax_with_a_loop_and_the_identities_side_by_side():
+    """The page: "The tests compare `softmax_with_sink` with a loop …, and check each identity by comparing its two
+    sides on random shapes, masks and sinks" and "both mistakes are shown failing them". Only the sink softmax goes
+    through the loop oracle; the identities are Hypothesis properties, one side against the other. A page saying
+    every identity is checked against a loop needs the plus-one softmax and the zero-key attention in the loop tests.
+    """
+    tests = core_sink_tests()
+    looped = set().union(*(calls for _, calls in tests.values() if "oracle" in calls))
+    assert "softmax_with_sink" in looped
+    identities = [
+        {"softmax_with_sink", "appended"},
+        {"softmax_with_sink", "softmax_plus_one"},
+        {"attention_with_sink", "zero_key_attention"},
+    ]
+    for sides in identities:  # each identity: a property test on random shapes, masks and sinks comparing its sides
+        assert any("given" in d and sides <= calls for d, calls in tests.values()), sides
+    says_every_identity_is_looped = re.search(r"check each identity[^.]*against a loop", PAGE) or re.search(
+        r"every identity of this page is checked against a loop", PAGE
+    )
+    if says_every_identity_is_looped:
+        assert {"softmax_plus_one", "attention_with_sink"} <= looped, "the page says every identity meets the loop"
+    assert "compare `softmax_with_sink` with a loop" in PAGE and "comparing its two sides" in PAGE
+    assert "两边互相对照" in flat_page("attention-sinks.md", "docs-zh")
+    bugs = set().union(*(calls for name, (_, calls) in tests.items() if "buggy" in " ".join(calls)))
+    assert {"buggy_sink_on_query_axis", "buggy_plus_one_after_max"} <= bugs
     assert "pytest tests/core/test_sinks.py" in PAGE
 
 
@@ -317,27 +349,44 @@ def test_the_weights_figure_alt_text_and_caption(forming):
 
 
 @pytest.mark.claim(
-    "With a learned sink logit, the plus-one softmax or a sigmoid gate, the sink does not take the first token's "
-    "place on this task: the queries with nothing to read keep most of their weight on it, the sink gets at most a "
-    "few hundredths",
-    zh="在这个任务上，可学习的汇点 logit、加一 softmax 和 `sigmoid` 门控都没有把“无可读”查询的权重"
-    "从第一个词元上移走：汇点本身最多只得到百分之几",
+    "With a learned sink logit, the plus-one softmax or a sigmoid gate, the queries with nothing to read do not leave "
+    "the first token on this task: they keep more than twice the uniform share of their weight on it, and the sink "
+    "(the two variants with one) gets at most a few hundredths",
+    zh="在这个任务上，可学习的汇点 logit、加一 softmax 和 `sigmoid` 门控都没有让“无可读”查询离开首个词元："
+    "它们放在首个词元上的权重仍超过均匀分配时的两倍，汇点本身（有汇点的两种变体）最多只得到百分之几",
 )
 def test_in_none_of_the_three_variants_does_the_sink_take_bos_place():
     table = published_table("attention_sinks/variants", "variants")
     assert len(table) == 9
     uniform = FORMING["uniform_nothing"]
-    for variant, key in (("sink", "sink"), ("plus one", "plus_one"), ("gate", "gate")):
+    for variant, key in (("learned sink", "sink"), ("plus one", "plus_one"), ("gate", "gate")):
         rows = [r for r in table if r["variant"] == variant]
         firsts = [VARIANTS[f"{key}_seed_{seed}_first"] for seed in SEEDS]
-        sinks = [VARIANTS[f"{key}_seed_{seed}_sink"] for seed in SEEDS]
         assert (min(firsts), max(firsts)) == (VARIANTS[f"{key}_first_min"], VARIANTS[f"{key}_first_max"])
-        assert max(sinks) == VARIANTS[f"{key}_sink_max"]
-        assert min(firsts) > 2 * uniform and min(firsts) > 5 * max(sinks), variant  # BOS is still the sink
+        assert min(firsts) > 2 * uniform, variant  # BOS is still where the nothing-to-read queries look
         assert [int(r["seed"]) for r in rows] == list(SEEDS)
+        if variant == "gate":
+            continue  # no sink: see test_the_gate_has_no_sink_and_the_table_says_so
+        sinks = [VARIANTS[f"{key}_seed_{seed}_sink"] for seed in SEEDS]
+        assert max(sinks) == VARIANTS[f"{key}_sink_max"]
+        assert min(firsts) > 5 * max(sinks), variant
         for row in rows:  # "in the same head": the table's row is the sink head's
             assert float(row["sink"]) == pytest.approx(VARIANTS[f"{key}_seed_{row['seed']}_sink"], abs=0.005)
-    assert VARIANTS["gate_sink_max"] < 1e-12  # the gate adds no sink column
+
+
+def test_the_gate_has_no_sink_and_the_table_says_so():
+    """The gate variant adds no sink column (its softmax is the plain one), so its "sink" cells are "-", not the 0.00
+    of rounding a term that is not there, no value names a gate's sink weight, and both editions say it has none."""
+    params = init_variant("gate", CONFIG, 0)
+    assert "sink" not in params
+    for row in published_table("attention_sinks/variants", "variants"):
+        assert (row["sink"] == "-") == (row["variant"] == "gate"), row
+    assert not [name for name in VARIANTS if name.startswith("gate") and "sink" in name]
+    gate_lines = [line for line in section_output("attention_sinks/variants", "train").splitlines() if "gate" in line]
+    assert len(gate_lines) == 3 and all("no sink" in line and "sink 0" not in line for line in gate_lines)
+    assert "the gate has no sink" in PAGE
+    assert "门控则没有汇点" in flat_page("attention-sinks.md", "docs-zh")
+    assert "learned sink" in {r["variant"] for r in published_table("attention_sinks/variants", "variants")}
 
 
 def test_the_variants_table_splits_the_weight_of_one_head():
@@ -345,7 +394,8 @@ def test_the_variants_table_splits_the_weight_of_one_head():
     sink, and elsewhere". The table's "sink" is the larger of the two heads' sink weights (variants.py:
     ``end["sink"][1].max()``), "first token" and "elsewhere" the sink head's: a row need not add up to 1."""
     for row in published_table("attention_sinks/variants", "variants"):
-        parts = (float(row["first token"]), float(row["sink"]), float(row["elsewhere"]))
+        sink = 0.0 if row["sink"] == "-" else float(row["sink"])  # the gate has no sink
+        parts = (float(row["first token"]), sink, float(row["elsewhere"]))
         assert sum(parts) == pytest.approx(1.0, abs=0.015), (
             f"{row['variant']}, seed {row['seed']}: first token + sink + elsewhere = {sum(parts):.2f}"
         )
@@ -357,7 +407,7 @@ def test_on_seed_1_the_weight_off_bos_goes_to_other_keys_not_to_the_sink():
     shown = text("attention_sinks/variants", "sink_seed_1_first")
     assert shown == text("attention_sinks/variants", "plus_one_seed_1_first")  # one number for both
     softmax = FORMING["seed_1_first_nothing"]
-    for variant, key in (("sink", "sink"), ("plus one", "plus_one")):
+    for variant, key in (("learned sink", "sink"), ("plus one", "plus_one")):
         row = rows_by_seed("attention_sinks/variants", "variants", variant=variant)[1]
         difference = softmax - VARIANTS[f"{key}_seed_1_first"]
         assert difference > 0.2
