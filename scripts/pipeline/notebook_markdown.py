@@ -25,6 +25,7 @@ from .references import (
     FIGURE,
     INCLUDE,
     SECTION_MARKER,
+    SHOWN_CODE,
     sections,
     substitute_tables,
     substitute_values,
@@ -36,7 +37,6 @@ FENCE = re.compile(r"^([ \t]*)(`{3,})[^\n]*\n(.*?)^\1\2[ \t]*$\n?", re.MULTILINE
 FIGURE_WITH_CAPTION = re.compile(  # FIGURE's groups (alt, path, snippet, label), then the caption's text if any
     rf"^[ \t]*{FIGURE.pattern}[ \t]*\n(?:[ \t]*/// caption[ \t]*\n(.*?)^[ \t]*///[ \t]*$\n?)?", re.MULTILINE | re.DOTALL
 )
-SHOWN_CODE = re.compile(r'^[ \t]*--8<--[ \t]+"(snippets/[\w/]+\.py)(?::([\w-]+))?"[ \t]*$')  # a code include line
 CAPTION = re.compile(r"^[ \t]*/// caption[ \t]*\n(.*?)^[ \t]*///[ \t]*$", re.MULTILINE | re.DOTALL)
 ADMONITION = re.compile(  # its title, and its body: the blank and indented lines that follow
     r'^(?:!!!|\?\?\?\+?)[ \t]+\w+(?:[ \t]+"([^"]*)")?[ \t]*\n((?:(?:[ \t]*|    .*)\n)*)', re.MULTILINE

@@ -22,6 +22,9 @@ SNIPPET = rf"(?!lib/){NAME}/{NAME}"  # <chapter>/<what>; snippets/lib/ is the li
 
 VALUE = re.compile(rf"\{{\{{\s*({NAME})\.({NAME})\.({NAME})\s*\}}\}}")
 CODE = re.compile(rf'^[ \t]*--8<--[ \t]+"snippets/({SNIPPET})\.py(?::([\w-]+))?"', re.MULTILINE)
+SHOWN_CODE = re.compile(
+    r'^[ \t]*--8<--[ \t]+"(snippets/[\w/]+\.py)(?::([\w-]+))?"[ \t]*$'
+)  # any code include: path, section
 LIBRARY_CODE = re.compile(rf'^[ \t]*--8<--[ \t]+"snippets/lib/({NAME})\.py(?::[\w-]+)?"', re.MULTILINE)
 OUTPUT = re.compile(rf'^[ \t]*--8<--[ \t]+"docs/generated/({SNIPPET})/([\w.-]+)"', re.MULTILINE)
 TABLE = re.compile(rf'^--8<-- "docs/generated/({SNIPPET})/table-({NAME})\.md"$', re.MULTILINE)

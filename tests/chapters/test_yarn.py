@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 
+from scripts.pipeline.references import VALUE
 from support import REPO, flat_page, published, published_table
 
 CONFIGS, TEMPERATURE = published("yarn/configs"), published("yarn/temperature")
@@ -161,7 +162,7 @@ def test_no_line_starts_with_a_value_that_ends_a_sentence(folder):
         for name, entry in json.loads((REPO / f"docs/generated/yarn/{what}/values.json").read_text()).items()
     }
     for number, line in enumerate((REPO / folder / "yarn.md").read_text(encoding="utf-8").splitlines(), 1):
-        shown = re.sub(r"\{\{\s*([\w.]+)\s*\}\}", lambda m: texts[m.group(1)], line)
+        shown = VALUE.sub(lambda m: texts[".".join(m.groups())], line)
         assert not re.match(r"\s*\d{1,9}[.)](\s|$)", shown), f"{folder}/yarn.md:{number}: {line.strip()}"
 
 
