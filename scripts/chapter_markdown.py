@@ -14,6 +14,7 @@ import re
 
 from scripts import provenance
 from scripts.chapter_list import CHAPTER_LIST, chapter_list, titled_links
+from scripts.exercises import with_check_data
 from scripts.ledger import claims_table, values_table
 from scripts.pipeline.published import figure_file, shown_text, table, values
 from scripts.pipeline.references import (
@@ -120,6 +121,9 @@ def chapter(markdown, project, src_path, depth, language, repo_blob, nav, docs_d
         markdown = markdown.replace(CHAPTER_LIST, chapter_list(nav, docs_dir, language))
     markdown = titled_links(markdown, docs_dir)
     markdown = explorable_words(markdown, src_path, language)
+    markdown = with_check_data(
+        markdown, project, words(language, "exercises"), lambda problem: log.warning(f"{src_path}: {problem}")
+    )
     if language == "zh":
         markdown = chinese_figures(markdown, project, src_path)
     if snippets:

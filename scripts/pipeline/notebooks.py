@@ -18,8 +18,10 @@ import jupytext
 import nbformat
 from mkdocs.utils.meta import get_data
 
+from ..exercises import CHECKER_MODULE, exercises, notebook_cells, without_exercises
+from ..words import words
 from .discover import BOOTSTRAP, BOOTSTRAP_IMPORTS, LIBRARY, dependencies, import_graph, module_path
-from .notebook_markdown import chapter_cells, chapter_title, heading_ids, introduction
+from .notebook_markdown import chapter_cells, chapter_title, heading_ids, introduction, rendered_prose
 from .published import figure_file, printed, run_record
 from .references import read_page, without_section_markers
 from .runner import LIMIT_LINE
@@ -131,7 +133,10 @@ def build_notebook(project, stem, markdown, graph, language="en"):
     names = uses.code
     shown = {f"{LIBRARY}.{module}" for module in uses.library}
     modules = list(dict.fromkeys(m for name in names for m in dependencies(name, graph)))
-    prose_before, prose_after = chapter_cells(markdown, project, language, f"{stem}.md")
+    found = exercises(markdown)
+    if found:  # their checks need the checker
+        modules = list(dict.fromkeys([*modules, *dependencies(CHECKER_MODULE, graph), CHECKER_MODULE]))
+    prose_before, prose_after = chapter_cells(without_exercises(markdown), project, language, f"{stem}.md")
     data = data_files(project, names)
     files = [project.relative(module_path(project, m)) for m in modules] + [f"snippets/{path}" for path in data]
     cells = [
@@ -151,6 +156,16 @@ def build_notebook(project, stem, markdown, graph, language="en"):
         cells.append(nbformat.v4.new_code_cell(code.rstrip("\n"), outputs=snippet_outputs(project, name, language)))
     if prose_after:
         cells.append(nbformat.v4.new_markdown_cell(prose_after))
+    if found:
+        data, questions = notebook_cells(
+            found,
+            project,
+            lambda text: rendered_prose(text, project, language, f"{stem}.md"),
+            words(language, "exercises"),
+        )
+        cells.append(nbformat.v4.new_code_cell(data, metadata={"tags": [MODULE_TAG]}))
+        for question, check in questions:
+            cells += [nbformat.v4.new_markdown_cell(question), nbformat.v4.new_code_cell(check)]
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # fixed ids: byte-identical notebooks
     notebook = nbformat.v4.new_notebook(cells=cells)

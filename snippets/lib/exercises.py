@@ -4,14 +4,15 @@ A chapter's ``snippets/<chapter>/exercises.py`` calls ``exercise(name, answer, f
 exercise. It publishes the answer as the value ``name`` and each mistake's result as the value
 ``name__<mistake>`` (``lib.publish``), so the page, its notebook and both checks read the same numbers.
 ``check(reply, answer, mistakes, decimals)`` says whether a reader's reply is the answer, which usual mistake it is, or
-neither. The notebooks call it; the page's ``exercises.js`` decides the same way.
+neither; ``feedback`` gives a notebook's reader the words the page would. The page's ``exercises.js`` decides the
+same way.
 
 The kind of an answer follows its type:
 
 - a float: a number asked to the decimals of ``fmt`` ("{:.2f}": two); a reply within half a unit of the last
   decimal asked is that number, so 0.415 and 0.42 both match 0.4162 asked to two decimals;
 - an int: a whole number, exactly;
-- a tuple of ints: a shape, written "(2, 7, 4)", "2, 7, 4" or "2 × 7 × 4";
+- a tuple of ints (or a list, as JSON gives it back): a shape, written "(2, 7, 4)", "2, 7, 4" or "2 × 7 × 4";
 - a list of str: words in order (tokens, options), separated by commas, spaces or Chinese commas;
 - a str: one word, the key of the option the page lists (case matters: "The" is not "the").
 """
@@ -21,7 +22,8 @@ import re
 
 from lib.publish import value
 
-_FULL_WIDTH = str.maketrans("０１２３４５６７８９．，－（）×", "0123456789.,-()x")
+_FULL_WIDTH = str.maketrans("０１２３４５６７８９．，－（）×−", "0123456789.,-()x-")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _SEPARATORS = re.compile(r"[\s,、;]+")
 
 
@@ -32,8 +34,8 @@ def _kind(answer):
         return "number"
     if isinstance(answer, int):
         return "whole"
-    if isinstance(answer, tuple) and answer and all(isinstance(n, int) for n in answer):
-        return "shape"
+    if isinstance(answer, (tuple, list)) and answer and all(type(n) is int for n in answer):
+        return "shape"  # a list too: a tuple read back from the published JSON
     if isinstance(answer, list) and answer and all(isinstance(w, str) and w.strip() for w in answer):
         return "words"
     if isinstance(answer, str) and answer.strip() and not _SEPARATORS.search(answer):
@@ -50,16 +52,12 @@ def places(text):
 
 def _read(reply, kind):
     """The reply as the kind of answer asked for, or None if it cannot be read as one."""
-    text = str(reply).translate(_FULL_WIDTH).replace("−", "-").strip()
+    text = str(reply).translate(_FULL_WIDTH).strip()
     if kind in ("number", "whole"):
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
+        return float(text) if _NUMBER.fullmatch(text) and math.isfinite(float(text)) else None
     if kind == "shape":
         parts = [p for p in re.split(r"[\s,x*]+", text.strip("()[] ")) if p]
-        return tuple(int(p) for p in parts) if parts and all(re.fullmatch(r"\d+", p) for p in parts) else None
+        return tuple(int(p) for p in parts) if parts and all(re.fullmatch("[0-9]+", p) for p in parts) else None
     words = [w for w in _SEPARATORS.split(text.strip("[]")) if w]
     if kind == "word":
         return words[0] if len(words) == 1 else None
@@ -94,10 +92,10 @@ def exercise(name, answer, fmt="{}", mistakes=None):
     (same format). Refuses a mistake a reader could not tell from the answer or from another mistake at the
     precision asked: its feedback would be given for the wrong reason. Returns the answer."""
     kind = _kind(answer)
-    if kind == "number" and not re.fullmatch(r"\{:\.\d+f\}", fmt):
+    if kind == "number" and not re.fullmatch(r"\{:\.[1-9]\d*f\}", fmt):
         raise ValueError(
-            f"exercise {name!r}: a number's format must be fixed-point, like '{{:.2f}}', to say how "
-            f"many decimals are asked; got {fmt!r}"
+            f"exercise {name!r}: a number's format must be fixed-point with decimals, like '{{:.2f}}', to say how "
+            f"many decimals are asked (an int is asked exactly); got {fmt!r}"
         )
     asked = places(fmt.format(answer)) if kind == "number" else 0
     mistakes = mistakes or {}
@@ -123,3 +121,15 @@ def exercise(name, answer, fmt="{}", mistakes=None):
     for mistake, result in mistakes.items():
         value(f"{name}__{mistake}", result, fmt)
     return answer
+
+
+def feedback(reply, exercise, right, wrong):
+    """What a reply earns, as a notebook prints it: ``right``; the feedback the page gives the mistake it makes; or
+    ``wrong`` and the hint. ``exercise``: {"answer", "text" (the answer as published), "mistakes", "feedback",
+    "hint"}, as the notebook's exercise cell holds it."""
+    answer = exercise["answer"]
+    decimals = places(exercise["text"]) if _kind(answer) == "number" else 0
+    verdict, mistake = check(reply, answer, exercise["mistakes"], decimals)
+    if verdict == "right":
+        return right
+    return exercise["feedback"][mistake] if verdict == "mistake" else f"{wrong}\n{exercise['hint']}"
