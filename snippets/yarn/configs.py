@@ -1,6 +1,6 @@
-"""YaRN's per-pair ramp and temperature for two published configurations.
+"""YaRN's per-pair ramp and temperature for three published configurations.
 
-The configurations, read from their repositories:
+The configurations, read from their repositories (and, for Qwen3's base, its technical report):
 - DeepSeek-V3: inference/model.py of deepseek-ai/DeepSeek-V3 at commit 9b4e9788, ModelArgs defaults
   (qk_rope_head_dim 64, original_seq_len 4096, rope_theta 10000.0, rope_factor 40, beta_fast 32, beta_slow 1,
   mscale 1.0), which inference/configs/config_671B.json at that commit does not override; its
@@ -9,9 +9,14 @@ The configurations, read from their repositories:
 - gpt-oss: gpt_oss/torch/model.py of openai/gpt-oss at commit 0568dfc9, ModelConfig defaults (head_dim 64,
   initial_context_length 4096, rope_theta 150000.0, rope_scaling_factor 32.0, rope_ntk_alpha 1.0, rope_ntk_beta
   32.0); its RotaryEmbedding does not round the bounds and multiplies cos and sin by 0.1 ln(s) + 1.
-- Qwen3: QwenLM/Qwen3/docs/source/inference/transformers.md at commit 52fa975d recommends "rope_type": "yarn",
-  "factor": 4.0, "original_max_position_embeddings": 32768; the base is not in the files read, so only the
-  temperature, which depends on s alone, is computed for it.
+- Qwen3-8B: QwenLM/Qwen3/docs/source/inference/transformers.md at commit 52fa975d recommends, for Qwen/Qwen3-8B,
+  "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768 (no betas, so transformers'
+  defaults, beta_fast 32 and beta_slow 1, apply, and its bounds are rounded). The base, 1,000,000, is the Qwen3
+  Technical Report's (arXiv 2505.09388v1, section 3.2, stage (3) Long Context Stage: "we increase the base
+  frequency of RoPE from 10,000 to 1,000,000 using the ABF technique"), not Qwen3Config's default rope_theta
+  10000.0. The rotated width, 128, is the head_dim default of Qwen3Config in transformers 4.57.1
+  (src/transformers/models/qwen3/configuration_qwen3.py, whose defaults "yield a similar configuration to that
+  of Qwen3-8B"); its modeling_qwen3.py rotates the whole head (no partial_rotary_factor).
 """
 
 import sys
@@ -30,6 +35,7 @@ from lib.yarn import get_mscale, ramp_bounds, score_multiplier, turns_in_context
 configs = [
     ("DeepSeek-V3", 64, 10000.0, 4096, 40.0, 32.0, 1.0, True),
     ("gpt-oss", 64, 150000.0, 4096, 32.0, 32.0, 1.0, False),
+    ("Qwen3-8B", 128, 1000000.0, 32768, 4.0, 32.0, 1.0, True),
 ]
 rows = []
 for name, d, base, context, s, fast, slow, truncate in configs:
@@ -62,9 +68,6 @@ value("gpt_oss_low", low_raw, "{:.2f}")
 value("gpt_oss_high", high_raw, "{:.2f}")
 unrounded = yarn_frequencies(64, 150000.0, 32.0, 4096, 32.0, 1.0, truncate=False)
 rounded = yarn_frequencies(64, 150000.0, 32.0, 4096, 32.0, 1.0, truncate=True)
-value("qwen3_factor", 4.0, "{:g}")
-value("qwen3_mscale", get_mscale(4.0), "{:.4f}")
-value("qwen3_score_factor", score_multiplier(4.0), "{:.4f}")
 value("gpt_oss_rounding_gap", np.max(np.abs(rounded / unrounded - 1)), "{:.2f}")
 
 # The paper puts the ramp on the turns r (eq. 18), the implementations on the pair index: how far apart?
@@ -81,12 +84,13 @@ print(f"DeepSeek-V3's pairs, ramp on the turns (paper) vs on the index (code): l
 value("paper_gap", gap, "{:.2f}")
 
 fig, ax = plt.subplots(num="ramp", figsize=(7.0, 4.2))
-for (name, d, base, context, s, fast, slow, truncate), colour in zip(configs, (COLORS[0], COLORS[3])):
+colours = (COLORS[0], COLORS[3], COLORS[2])  # one per configuration
+for (name, d, base, context, s, fast, slow, truncate), colour in zip(configs, colours, strict=True):
     ratio = yarn_frequencies(d, base, s, context, fast, slow, truncate) / base ** (-np.arange(0, d, 2) / d)
-    ax.plot(np.arange(d // 2), ratio, color=colour, marker="o", markersize=3, label=f"{name} (s = {s:g})")
+    ax.plot(np.arange(d // 2), ratio, color=colour, marker="o", markersize=3, label=f"{name} (d = {d}, s = {s:g})")
 ax.set_yscale("log")
-ax.set_xlabel("pair i (d = 64)")
+ax.set_xlabel("pair i")
 ax.set_ylabel("YaRN frequency / trained frequency (log scale)")
 ax.set_title("Fast pairs kept, slow pairs divided by s")
-ax.legend(frameon=False, loc="lower left")
+ax.legend(frameon=False, loc="center right")
 plt.show()

@@ -179,21 +179,94 @@ def test_the_sources_are_named_with_their_commits(folder):
     page = flat_page("yarn.md", folder)
     for needle in ("arXiv 2309.00071", "ef468064", "00d678e1", "deepseek_scaling_rope.py", "_compute_yarn_parameters"):
         assert needle in page, needle
+    for needle in ("52fa975d", "arXiv 2505.09388", "transformers 4.57.1"):
+        assert needle in page, needle
     docstring = flat_page("../snippets/yarn/configs.py", "docs")
-    for needle in ("9b4e9788", "0568dfc9", "config_671B.json", "rope_factor 40", "rope_scaling_factor 32.0"):
+    for needle in (
+        "9b4e9788",
+        "0568dfc9",
+        "config_671B.json",
+        "rope_factor 40",
+        "rope_scaling_factor 32.0",
+        "52fa975d",
+        '"factor": 4.0, "original_max_position_embeddings": 32768',
+        "arXiv 2505.09388v1, section 3.2",
+        "from 10,000 to 1,000,000 using the ABF technique",
+        "transformers 4.57.1",
+        "src/transformers/models/qwen3/configuration_qwen3.py",
+        "to that of Qwen3-8B",
+    ):
         assert needle in docstring, needle
 
 
-def test_the_qwen3_temperature_and_what_is_not_shown():
-    """Qwen3's setting (factor 4, from its documentation) gives only the temperature: its base was not read."""
-    assert CONFIGS["qwen3_factor"] == 4.0
-    assert CONFIGS["qwen3_mscale"] == pytest.approx(0.1 * math.log(4) + 1, rel=1e-12)
-    assert CONFIGS["qwen3_score_factor"] == pytest.approx((0.1 * math.log(4) + 1) ** 2, rel=1e-12)
-    assert CONFIGS["gpt_oss_score_factor"] < CONFIGS["deepseek_v3_score_factor"]
-    rows = [row["published configuration"] for row in published_table("yarn/configs", "configs")]
-    assert "Qwen3" not in rows
-    assert "Its rotary base is not in the files read here, so its pairs are not shown." in flat_page("yarn.md")
-    assert "52fa975d" in flat_page("yarn.md") and "52fa975d" in flat_page("yarn.md", "docs-zh")
+QWEN3_8B = (128, 1000000.0, 4.0, 32768)  # d, base, s, L: transformers' Qwen3Config, the report, Qwen3's documentation
+
+
+def qwen3_8b_row():
+    return {row["published configuration"]: row for row in published_table("yarn/configs", "configs")}["Qwen3-8B"]
+
+
+def test_the_qwen3_8b_temperature():
+    """The page: Qwen3's recommended factor 4 gives sqrt(1/t) = 0.1 ln 4 + 1 and its square on the scores."""
+    m = 0.1 * math.log(4) + 1
+    assert CONFIGS["qwen3_8b_factor"] == 4.0
+    assert CONFIGS["qwen3_8b_mscale"] == pytest.approx(m, rel=1e-12)
+    assert CONFIGS["qwen3_8b_score_factor"] == pytest.approx(m * m, rel=1e-12)
+    row = qwen3_8b_row()
+    assert (row["factor s"], row["trained context L"]) == ("4", "32,768")
+    assert (row["sqrt(1/t)"], row["1/t on the scores"]) == (f"{m:.4f}", f"{m * m:.4f}")
+    assert (
+        '"factor": 4.0, "original_max_position_embeddings": 32768` '
+        "(`QwenLM/Qwen3/docs/source/inference/transformers.md` at commit `52fa975d`): "
+        "$s$ = {{ yarn.configs.qwen3_8b_factor }} gives $\\sqrt{1/t}$ = "
+        "{{ yarn.configs.qwen3_8b_mscale }} and {{ yarn.configs.qwen3_8b_score_factor }} on the scores."
+        in flat_page("yarn.md")
+    )
+    assert (
+        "$s$ = {{ yarn.configs.qwen3_8b_factor }} 时 $\\sqrt{1/t}$ = {{ yarn.configs.qwen3_8b_mscale }}，分数乘以 "
+        "{{ yarn.configs.qwen3_8b_score_factor }}。" in flat_page("yarn.md", "docs-zh")
+    )
+
+
+@pytest.mark.claim(
+    "In Qwen3-8B's YaRN configuration (factor 4 on a trained context of 32,768, base 1,000,000, 128 rotated features) "
+    "the first 24 of 64 rotary pairs keep their frequency, 16 are mixed and the last 24 are divided by 4",
+    zh="在 Qwen3-8B 的 YaRN 配置中（训练上下文 32,768，倍数 4，基数 1,000,000，旋转 128 个特征），64 个旋转对里"
+    "前 24 对保持原频率，16 对混合，最后 24 对除以 4",
+)
+def test_which_qwen3_8b_pairs_are_kept_mixed_and_divided():
+    """The page's sentence on Qwen3-8B's row and the numbers it types (the base, the head's width, its pairs), against
+    the configuration the sources give, recomputed by the loop."""
+    d, base, s, context = QWEN3_8B
+    kept, mixed, divided = kinds(d, base, s, context, True)
+    assert (len(kept), len(mixed), len(divided)) == (24, 16, 24) and kept == list(range(24))
+    assert [CONFIGS[f"qwen3_8b_{k}"] for k in ("kept", "mixed", "divided")] == [24, 16, 24]
+    row = qwen3_8b_row()
+    assert (row["d (rotated)"], row["rotary base"]) == (str(d), f"{base:,.0f}") == ("128", "1,000,000")
+    assert row["ramp (pairs)"] == "{} to {}".format(*bounds(d, base, context, 32.0, 1.0, True)) == "23 to 40"
+    assert [row[k] for k in ("pairs kept", "pairs mixed", "pairs divided by s")] == ["24", "16", "24"]
+    page, zh = flat_page("yarn.md"), flat_page("yarn.md", "docs-zh")
+    assert (
+        "With the rotary base of 1,000,000 that the Qwen3 Technical Report gives (arXiv 2505.09388, section 3.2) and "
+        "heads of 128 features, all rotated (`Qwen3Config` and `modeling_qwen3.py` in transformers 4.57.1), Qwen3-8B's "
+        "row of the table keeps its first {{ yarn.configs.qwen3_8b_kept }} of 64 pairs as trained, mixes "
+        "{{ yarn.configs.qwen3_8b_mixed }} and divides the last {{ yarn.configs.qwen3_8b_divided }} by "
+        "{{ yarn.configs.qwen3_8b_factor }}." in page
+    )
+    assert (
+        "旋转基数取 Qwen3 技术报告给出的 1,000,000（arXiv 2505.09388，第 3.2 节），每个头 128 个特征全部旋转"
+        "（transformers 4.57.1 的 `Qwen3Config` 和 `modeling_qwen3.py`），于是表中 Qwen3-8B 这一行让 64 对中的前 "
+        "{{ yarn.configs.qwen3_8b_kept }} 对保持训练时的频率，混合 {{ yarn.configs.qwen3_8b_mixed }} 对，把最后 "
+        "{{ yarn.configs.qwen3_8b_divided }} 对除以 {{ yarn.configs.qwen3_8b_factor }}。" in zh
+    )
+    # the figure's text alternative types the widths and pair counts too
+    assert (
+        "the 32 pairs of DeepSeek-V3's and gpt-oss's 64-wide rotary parts and the 64 pairs of Qwen3-8B's 128-wide"
+        in page
+    )
+    assert "DeepSeek-V3 和 gpt-oss 宽 64 的旋转部分各有 32 对，Qwen3-8B 宽 128 的头有 64 对" in zh
+    widths = {r["published configuration"]: r["d (rotated)"] for r in published_table("yarn/configs", "configs")}
+    assert widths == {"DeepSeek-V3": "64", "gpt-oss": "64", "Qwen3-8B": "128"}
 
 
 def test_only_deepseek_and_gpt_oss_set_the_thresholds():
@@ -205,3 +278,18 @@ def test_only_deepseek_and_gpt_oss_set_the_thresholds():
     assert "一个倍数 $s$（三者都设），两个阈值 `beta_fast` 和 `beta_slow`（DeepSeek-V3 设；gpt-oss 也设" in flat_page(
         "yarn.md", "docs-zh"
     )
+
+
+def test_the_page_counts_the_configurations_its_table_shows():
+    """The table has three rows; the page says three where it introduces them and 'the first two' where it names the
+    temperature of DeepSeek-V3's and gpt-oss's only (it said 'the two configurations' when the table had two)."""
+    rows = [row["published configuration"] for row in published_table("yarn/configs", "configs")]
+    assert rows == ["DeepSeek-V3", "gpt-oss", "Qwen3-8B"]
+    page, zh = flat_page("yarn.md"), flat_page("yarn.md", "docs-zh")
+    assert "Three published configurations, read from their repositories" in page and "三个已发布的配置" in zh
+    assert "For the first two configurations above, $\\sqrt{1/t}$ is {{ yarn.configs.deepseek_v3_mscale }}" in page
+    assert "对上面前两个配置，$\\sqrt{1/t}$ 分别是 {{ yarn.configs.deepseek_v3_mscale }}" in zh
+    assert "DeepSeek-V3's and Qwen3-8B's configurations with transformers' `_compute_yarn_parameters`" in page
+    assert "DeepSeek-V3 和 Qwen3-8B 的配置对照 transformers 的 `_compute_yarn_parameters`" in zh
+    for stale in ("Two published configurations", "For the two configurations above", "not in the files read"):
+        assert stale not in page, stale

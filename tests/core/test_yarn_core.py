@@ -18,8 +18,13 @@ from lib.yarn import (
     yarn_frequencies,
 )
 
-# (d, base, L, s, beta_fast, beta_slow, bounds rounded): DeepSeek-V3 and gpt-oss, as in snippets/yarn/configs.py
-CONFIGS = [(64, 10000.0, 4096, 40.0, 32.0, 1.0, True), (64, 150000.0, 4096, 32.0, 32.0, 1.0, False)]
+# (d, base, L, s, beta_fast, beta_slow, bounds rounded): DeepSeek-V3, gpt-oss and Qwen3-8B, as in
+# snippets/yarn/configs.py
+CONFIGS = [
+    (64, 10000.0, 4096, 40.0, 32.0, 1.0, True),
+    (64, 150000.0, 4096, 32.0, 32.0, 1.0, False),
+    (128, 1000000.0, 32768, 4.0, 32.0, 1.0, True),
+]
 
 
 def transformers_yarn(dim, base, max_position_embeddings, factor, beta_fast=32, beta_slow=1):
@@ -74,16 +79,18 @@ def gpt_oss_yarn(head_dim, base, initial_context_length, scaling_factor, ntk_alp
 
 @pytest.mark.claim(
     "YaRN's frequencies and factor of the core agree with transformers' _compute_yarn_parameters (DeepSeek-V3's "
-    "configuration) and gpt-oss's own code (gpt-oss's) to 1e-12",
-    zh="核心模块的 YaRN 频率和系数与 transformers 的 _compute_yarn_parameters（DeepSeek-V3 的配置）以及 gpt-oss "
-    "自己的代码（gpt-oss 的配置）一致，误差在 1e-12 以内",
+    "and Qwen3-8B's configurations) and gpt-oss's own code (gpt-oss's) to 1e-12",
+    zh="核心模块的 YaRN 频率和系数与 transformers 的 _compute_yarn_parameters（DeepSeek-V3 和 Qwen3-8B 的配置）"
+    "以及 gpt-oss 自己的代码（gpt-oss 的配置）一致，误差在 1e-12 以内",
 )
 def test_the_core_agrees_with_the_reference_code():
-    d, base, context, s, fast, slow, truncate = CONFIGS[0]
-    want, factor = transformers_yarn(d, base, context, s, fast, slow)
-    got = yarn_frequencies(d, base, s, context, fast, slow, truncate)
-    assert np.max(np.abs(got - want) / np.asarray(want)) <= 1e-12
-    assert abs(attention_factor(s) - factor) <= 1e-12
+    # DeepSeek-V3's and Qwen3-8B's: no betas in Qwen3's rope_scaling, so transformers' defaults (32, 1) and its rounded
+    # bounds apply (transformers 4.57.1 adds a `truncate` key, default True: the same rule)
+    for d, base, context, s, fast, slow, truncate in (CONFIGS[0], CONFIGS[2]):
+        want, factor = transformers_yarn(d, base, context, s, fast, slow)
+        got = yarn_frequencies(d, base, s, context, fast, slow, truncate)
+        assert np.max(np.abs(got - want) / np.asarray(want)) <= 1e-12
+        assert abs(attention_factor(s) - factor) <= 1e-12
     d, base, context, s, fast, slow, truncate = CONFIGS[1]
     factor, want = gpt_oss_yarn(d, base, context, s, slow, fast)
     got = yarn_frequencies(d, base, s, context, fast, slow, truncate)
