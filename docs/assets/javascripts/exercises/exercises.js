@@ -56,8 +56,7 @@ export default function mountExercise(element) {
   const input = Object.assign(document.createElement("input"), { id, type: "text", autocomplete: "off",
     spellcheck: false });
   if (typeof data.answer === "number") input.inputMode = "decimal";
-  const button = Object.assign(document.createElement("button"), { type: "submit", textContent: words.check,
-    className: "md-button" });
+  const button = Object.assign(document.createElement("button"), { type: "submit", textContent: words.check });
   const result = Object.assign(document.createElement("div"), { className: "exercise-result" });
   result.setAttribute("role", "status");
   form.append(label, input, button);
@@ -68,11 +67,11 @@ export default function mountExercise(element) {
     event.preventDefault();
     const [verdict, mistake] = check(input.value, data);
     const shown = verdict === "right" ? [document.createTextNode(words.right)]
-      : verdict === "mistake" ? cloned(element.querySelector(`:scope > [data-mistake="${mistake}"]`))
+      : verdict === "mistake" ? cloned(element.querySelector(`:scope > .exercise-mistake[data-mistake="${mistake}"]`))
         : [Object.assign(document.createElement("p"), { textContent: words.wrong }), ...cloned(hint)];
     result.replaceChildren(...shown);
     result.dataset.verdict = verdict;
-    result.dataset.mistake = mistake ?? "";
+    result.dataset.feedback = mistake ?? "";
   });
   element.dataset.ready = "true";
 }
