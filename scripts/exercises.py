@@ -140,8 +140,8 @@ CHECKER_MODULE = "lib.exercises"  # the library module a notebook loads to check
 def notebook_cells(found, project, render, labels):
     """A notebook's cells for a page's exercises (``render``: a piece of the page's Markdown as the notebook's):
     the data its check reads (one cell, which the site's notebook page hides), then per exercise its question, hint
-    and solution (a Markdown cell) and a code cell that checks the reader's reply. Returns (data cell source,
-    [(Markdown cell source, code cell source)])."""
+    and solution (a Markdown cell) and a code cell that checks the reader's reply, with what it prints as given
+    (the reply None: the hint). Returns (data cell source, [(Markdown cell source, code cell source, printout)])."""
     data = {}
     for exercise in found:
         record = check_data(exercise, project)
@@ -164,6 +164,7 @@ def notebook_cells(found, project, render, labels):
                 ]
             ),
             f"# {labels['cell']}\ncheck_exercise({exercise.name!r}, None)",
+            f"{labels['wrong']}\n{data[exercise.name]['hint']}\n",
         )
         for exercise in found
     ]
