@@ -12,7 +12,8 @@ A page ends with its exercises, each written in both editions as::
 
 The answer and each usual mistake's result are the values snippets/<chapter>/exercises.py published with
 ``lib.exercises.exercise``: ``<name>`` and ``<name>__<mistake>``. The build writes them into the element as JSON
-(``data-check``) with the edition's interface words (``data-words``), which ``exercises.js`` reads. A missing
+(``data-check``) with the edition's interface words (``data-words``), which ``exercises.js`` reads; the feedback
+blocks stay out of the search index (they show only as a verdict). A missing
 answer, a feedback for a mistake the snippet does not publish or a published mistake without feedback is a
 warning, so the strict build fails.
 """
@@ -124,7 +125,10 @@ def with_check_data(markdown, project, labels, warn):
             f'data-words="{html.escape(json.dumps(labels, ensure_ascii=False))}"'
         )
         begin, end = exercise.span
-        pieces += [markdown[start:begin], markdown[begin:end].replace(opening, attributes, 1)]
+        block = markdown[begin:end].replace(opening, attributes, 1)
+        # the feedback shows only as a verdict: search would lead a reader to text the page does not show
+        block = block.replace('<div class="exercise-mistake" ', '<div class="exercise-mistake" data-search-exclude ')
+        pieces += [markdown[start:begin], block]
         start = end
     return "".join(pieces) + markdown[start:]
 
