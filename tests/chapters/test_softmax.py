@@ -14,9 +14,9 @@ from hypothesis import given, strategies as st
 
 from lib.attention import attention_scores, softmax, softmax_backward
 from lib.debug_tools import numeric_gradient
-from lib.exercises import check, places
+from lib.exercises import check
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
-from support import flat_page, published, published_table, softmax_row, text
+from support import flat_page, published, published_exercise, published_table, softmax_row, text
 
 TOKENS = tokenize(SENTENCE)
 
@@ -194,16 +194,9 @@ def test_exponentiating_turns_differences_into_ratios_and_does_not_stretch_this_
 
 
 # ------------------------------------------------------------------ the exercises
-def exercise_values():
-    """The exercises' published values: {exercise: answer} and {exercise: {mistake: result}}."""
-    values = published("softmax/exercises")
-    answers = {name: x for name, x in values.items() if "__" not in name}
-    mistakes = {}
-    for name, x in values.items():
-        if "__" in name:
-            exercise, mistake = name.split("__")
-            mistakes.setdefault(exercise, {})[mistake] = x
-    return answers, mistakes
+def exercise(name):
+    """An exercise's published answer, {mistake: result} and decimals asked."""
+    return published_exercise("softmax/exercises", name)
 
 
 def table_column(column):
@@ -212,62 +205,57 @@ def table_column(column):
 
 
 def test_exercise_temperature_and_its_mistakes():
-    answers, mistakes = exercise_values()
-    z, t, on = cat_scores(), answers["temperature"], TOKENS.index("on")
-    assert answers["temperature_on"] == pytest.approx(softmax_row([s / t for s in z])[on], abs=1e-12)
-    assert mistakes["temperature_on"] == pytest.approx(
+    values = published("softmax/exercises")
+    answer, mistakes, _ = exercise("temperature_on")
+    z, t, on = cat_scores(), values["temperature"], TOKENS.index("on")
+    assert answer == pytest.approx(softmax_row([s / t for s in z])[on], abs=1e-12)
+    assert mistakes == pytest.approx(
         {"multiplied_by_t": softmax_row([s * t for s in z])[on], "after_softmax": softmax_row(z)[on] / t}, abs=1e-12
     )
-    assert answers["temperature_exp_on"] == pytest.approx(math.exp(z[on] / t), abs=1e-12)
-    assert answers["temperature_exp_sum"] == pytest.approx(math.fsum(math.exp(s / t) for s in z), abs=1e-12)
+    assert values["temperature_exp_on"] == pytest.approx(math.exp(z[on] / t), abs=1e-12)
+    assert values["temperature_exp_sum"] == pytest.approx(math.fsum(math.exp(s / t) for s in z), abs=1e-12)
 
 
 def test_exercise_without_the_full_stop_and_its_mistakes():
-    answers, mistakes = exercise_values()
+    values = published("softmax/exercises")
+    answer, mistakes, _ = exercise("without_full_stop")
     z, on = cat_scores(), TOKENS.index("on")
     six = [s for token, s in zip(TOKENS, z) if token != "."]
-    assert answers["without_full_stop"] == pytest.approx(math.exp(z[on]) / math.fsum(map(math.exp, six)), abs=1e-12)
-    assert mistakes["without_full_stop"] == pytest.approx(
+    assert answer == pytest.approx(math.exp(z[on]) / math.fsum(map(math.exp, six)), abs=1e-12)
+    assert mistakes == pytest.approx(
         {"old_denominator": softmax_row(z)[on], "no_exponential": z[on] / math.fsum(six)}, abs=1e-12
     )
-    assert answers["six_key_exp_sum"] == pytest.approx(math.fsum(map(math.exp, six)), abs=1e-12)
-    assert answers["full_stop_exp"] == pytest.approx(math.exp(z[TOKENS.index(".")]), abs=1e-12)
+    assert values["six_key_exp_sum"] == pytest.approx(math.fsum(map(math.exp, six)), abs=1e-12)
+    assert values["full_stop_exp"] == pytest.approx(math.exp(z[TOKENS.index(".")]), abs=1e-12)
 
 
 def test_exercise_jacobian_and_its_mistakes():
-    answers, mistakes = exercise_values()
+    answer, mistakes, _ = exercise("jacobian_on_on")
     p, on = softmax_row(cat_scores()), TOKENS.index("on")
-    assert answers["jacobian_on_on"] == pytest.approx(jacobian_loop(p)[on][on], abs=1e-12)
-    assert mistakes["jacobian_on_on"] == pytest.approx(
-        {"no_outer_product": p[on], "no_delta": -(p[on] ** 2)}, abs=1e-12
-    )
+    assert answer == pytest.approx(jacobian_loop(p)[on][on], abs=1e-12)
+    assert mistakes == pytest.approx({"no_outer_product": p[on], "no_delta": -(p[on] ** 2)}, abs=1e-12)
 
 
 def test_exercise_largest_safe_whole_logit_and_its_mistakes():
-    answers, mistakes = exercise_values()
+    answer, mistakes, _ = exercise("largest_safe_whole_logit")
     limit = math.floor(math.log(sys.float_info.max))
     math.exp(limit)  # finite
     with pytest.raises(OverflowError):
         math.exp(limit + 1)
     float32_max = (2 - 2**-23) * 2**127
-    assert answers["largest_safe_whole_logit"] == limit
-    assert mistakes["largest_safe_whole_logit"] == {
-        "rounded_up": round(math.log(sys.float_info.max)),
-        "float32": math.floor(math.log(float32_max)),
-    }
+    assert answer == limit
+    assert mistakes == {"rounded_up": round(math.log(sys.float_info.max)), "float32": math.floor(math.log(float32_max))}
 
 
 def test_exercises_answered_from_the_pages_table_are_accepted():
     """A reader who works from the table's three-decimal numbers gets the answer accepted, not a mistake."""
-    answers, mistakes = exercise_values()
-    text_of = {name: text("softmax/exercises", name) for name in answers}
     z, e, w = table_column("score z_j"), table_column("exp(z_j)"), table_column("weight")
-    on, stop, t = TOKENS.index("on"), TOKENS.index("."), answers["temperature"]
+    on, stop, t = TOKENS.index("on"), TOKENS.index("."), published("softmax/exercises")["temperature"]
     replies = {
         "temperature_on": softmax_row([s / t for s in z])[on],
         "without_full_stop": e[on] / (math.fsum(e) - e[stop]),
         "jacobian_on_on": w[on] * (1 - w[on]),
     }
     for name, reply in replies.items():
-        verdict = check(reply, answers[name], mistakes[name], places(text_of[name]))
+        verdict = check(reply, *exercise(name))
         assert verdict == ("right", None), (name, reply, verdict)
