@@ -96,6 +96,21 @@ def run_snippet(name):
     return namespace
 
 
+def published_exercise(snippet, name):
+    """An exercise of ``snippets/<chapter>/exercises.py`` as published: its answer, {mistake: its result} (the values
+    ``name__<mistake>``; shapes as tuples) and the decimals asked (those the answer's text shows; 0 unless a float)."""
+    from lib.exercises import places
+
+    def read(entry):
+        x = entry["value"]
+        return tuple(x) if isinstance(x, list) and all(isinstance(n, int) for n in x) else x
+
+    entries = _published.values(snippet)
+    answer = read(entries[name])
+    mistakes = {key.partition("__")[2]: read(entry) for key, entry in entries.items() if key.startswith(f"{name}__")}
+    return answer, mistakes, places(entries[name]["text"]) if isinstance(answer, float) else 0
+
+
 def v(snippet, name):
     """A published value, as a number (or list, or string)."""
     return _published.value(snippet, name)

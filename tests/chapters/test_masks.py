@@ -7,6 +7,7 @@ Published numbers are read from docs/generated/masks/*/values.json.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -14,8 +15,19 @@ from hypothesis import given, strategies as st
 
 from lib.attention import attention_scores, causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from lib.debug_tools import max_subtract_softmax
+from lib.exercises import check
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
-from support import GENERATED, REPO, flat_page, nonempty_glob, oracle_attention, published, published_table, softmax_row
+from support import (
+    GENERATED,
+    REPO,
+    flat_page,
+    nonempty_glob,
+    oracle_attention,
+    published,
+    published_exercise,
+    published_table,
+    softmax_row,
+)
 
 TOKENS = tokenize(SENTENCE)
 
@@ -294,3 +306,81 @@ def test_only_seed_000_builds_the_triu_mask():
     texts = {path.name[:3]: path.read_text(encoding="utf-8") for path in nonempty_glob(SEEDS, "*.txt")}
     assert "triu" in texts["000"] and "triu" not in texts["003"]
     assert "Seed 000, one of the tutorials we started from, builds `np.triu" in flat_page("masks.md")
+
+
+# ------------------------------------------------------------------ the exercises
+def exercise(name):
+    """An exercise's published answer, {mistake: result} and decimals asked."""
+    return published_exercise("masks/exercises", name)
+
+
+def count_pairs(n, allowed):
+    """How many (query i, key j) pairs of an n-by-n grid ``allowed(i, j)`` lets through, one pair at a time."""
+    return sum(1 for i in range(n) for j in range(n) if allowed(i, j))
+
+
+def test_exercise_allowed_pairs_and_its_mistakes():
+    n, real = published("masks/kinds")["n_positions"], published("masks/kinds")["n_real_b"]
+    answer, mistakes, _ = exercise("allowed_pairs_b")
+    assert answer == count_pairs(n, lambda i, j: j <= i and j < real)
+    assert mistakes == {
+        "or_instead_of_and": count_pairs(n, lambda i, j: j <= i or j < real),
+        "pad_queries_masked": count_pairs(n, lambda i, j: j <= i and j < real and i < real),
+    }
+    values = published("masks/exercises")
+    assert values["real_query_pairs"] == count_pairs(real, lambda i, j: j <= i)
+    assert values["pad_query_pairs"] == (n - real) * real
+
+
+def sentence_b_weights():
+    """Sentence b's weights without a mask, from the plain-loop oracle."""
+    x = embed(tokenize(SENTENCE))
+    keep = [0, 1, 2, len(x) - 1]  # "The cat sat ."
+    x_b = [x[i].tolist() for i in keep] + [[0.0] * x.shape[1]] * (len(x) - len(keep))
+    w_q, w_k, w_v = projection_weights()
+    q, k, v = (np.array(x_b) @ w for w in (w_q, w_k, w_v))
+    return oracle_attention(q.tolist(), k.tolist(), v.tolist())[1]
+
+
+def test_exercise_zeroed_row_sum_and_its_mistakes():
+    real, sat = published("masks/kinds")["n_real_b"], 2  # "sat": the third token of "The cat sat."
+    row = sentence_b_weights()[sat]
+    answer, mistakes, _ = exercise("zeroed_row_sum")
+    assert answer == pytest.approx(math.fsum(row[:real]), abs=1e-12)
+    assert mistakes == pytest.approx({"renormalised": 1.0, "mask_inverted": math.fsum(row[real:])}, abs=1e-12)
+
+
+def test_exercise_zeroed_row_sum_from_the_printed_weights():
+    """A reader who adds the printed two-decimal weights of "sat" gets the answer, and the inverted mask's sum
+    is recognised as that mistake."""
+    printed = (GENERATED / "masks" / "kinds" / "stdout.txt").read_text(encoding="utf-8")
+    matrix = printed.split("weights of sentence b, no mask")[1].split("weights of sentence b, causal")[0]
+    rows = [[float(n) for n in row.split()] for row in re.findall(r"\[\s*([-\d.\s]+?)\]", matrix)]
+    real, sat = published("masks/kinds")["n_real_b"], 2  # "sat": the third token of "The cat sat."
+    assert check(math.fsum(rows[sat][:real]), *exercise("zeroed_row_sum")) == ("right", None)
+    assert check(math.fsum(rows[sat][real:]), *exercise("zeroed_row_sum")) == ("mistake", "mask_inverted")
+
+
+def test_exercise_float16_fill_and_its_mistake():
+    """float16 holds finite numbers up to (2 - 2**-10) * 2**15; a row of -inf gives 0/0; equal finite numbers,
+    uniform weights."""
+    float16_max = (2 - 2**-10) * 2**15
+    fills = ["-inf", "-1e9", "-1e4"]
+    answer, mistakes, _ = exercise("float16_fill")
+    assert [answer] == [f for f in fills if math.isfinite(float(f)) and abs(float(f)) <= float16_max]
+    assert [mistakes["float64_thinking"]] == [
+        f for f in fills if math.isfinite(float(f)) and abs(float(f)) > float16_max
+    ]
+    assert set(mistakes) == {"float64_thinking"}
+
+
+def test_exercise_off_by_one_future_pairs_and_its_mistakes():
+    n = len(tokenize(SENTENCE))
+    answer, mistakes, _ = exercise("off_by_one_future_pairs")
+    assert answer == count_pairs(n, lambda i, j: j == i + 1)
+    assert mistakes == {
+        "counted_all_allowed": count_pairs(n, lambda i, j: j <= i + 1),
+        "counted_two_diagonals": count_pairs(n, lambda i, j: i <= j <= i + 1),
+    }
+    (off_by_one,) = [row for row in published_table("masks/leakage", "leakage") if row["mask"] == "off by one"]
+    assert answer == int(off_by_one["cuts that leak (of 6)"])  # one pair per cut of the leakage test

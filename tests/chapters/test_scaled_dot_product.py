@@ -14,10 +14,20 @@ from hypothesis import given, strategies as st
 
 from lib.attention import sinusoidal_positions, softmax
 from lib.debug_tools import numeric_gradient
+from lib.exercises import check
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 from lib.seeded import normals
 from scripts.pipeline.references import read_page, without_references
-from support import REPO, nonempty_glob, oracle_attention, published, published_table, softmax_row
+from support import (
+    REPO,
+    nonempty_glob,
+    oracle_attention,
+    published,
+    published_exercise,
+    published_table,
+    section_output,
+    softmax_row,
+)
 
 CHAPTER = REPO / "docs" / "scaled-dot-product.md"
 
@@ -501,6 +511,9 @@ ALLOWED = [  # numbers that are names, citations or definitions, not results
     r"\bfloat(16|32|64)\b",  # type names
     r"\b\d+th percentile|\b\d+th to",  # which percentile is shown
     r"(?<![\d.])[01](?!\d|\.\d)",  # the bounds of weights and the 0 and 1 of definitions
+    r"Exercise \d+\.",  # the exercises' numbers
+    r"(?i)\bsteps? \d( to \d)?\b",  # the five steps' numbers
+    r"a shape like \(\d+, \d+\)",  # how to write a shape, in the exercises
 ]
 
 
@@ -550,6 +563,7 @@ def test_seed_quotes_are_on_the_page():
 def test_every_snippet_of_the_chapter_is_on_the_page():
     shown = set(read_page(CHAPTER.read_text(encoding="utf-8")).code)
     snippets = {f"scaled_dot_product/{p.stem}" for p in nonempty_glob(REPO / "snippets" / "scaled_dot_product", "*.py")}
+    snippets.discard("scaled_dot_product/exercises")  # it computes the exercises' answers, which the page hides
     assert snippets <= shown, f"the page includes no code of {sorted(snippets - shown)}"
 
 
@@ -666,3 +680,81 @@ def test_the_page_shows_the_share_within_16_and_the_1_over_d_k_scale():
     page = CHAPTER.read_text(encoding="utf-8")
     for name in ("variance.share_within_2_std_64", "saturation.top_over_d_k_64"):
         assert "{{ scaled_dot_product." + name + " }}" in page  # the claims rows C000-17 and G-03 link here
+
+
+# ---------------------------------------------------------------- the exercises
+
+
+def exercise(name):
+    """An exercise's published answer, {mistake: result} and decimals asked."""
+    return published_exercise("scaled_dot_product/exercises", name)
+
+
+def loop_scores():
+    """The running sentence's unscaled scores q_i . k_j, one plain sum at a time."""
+    _, _, (q, k, _) = oracle_running_example()
+    return [[math.fsum(a * b for a, b in zip(qi, kj)) for kj in k.tolist()] for qi in q.tolist()]
+
+
+def test_exercise_unscaled_weight_and_its_mistakes():
+    answer, mistakes, _ = exercise("unscaled_weight")
+    tokens = tokenize(SENTENCE)
+    scores, mat, on = loop_scores(), tokens.index("mat"), tokens.index("on")
+    d_k = published("scaled_dot_product/steps")["d_k"]
+    assert answer == pytest.approx(softmax_row(scores[mat])[on], abs=1e-12)
+    assert mistakes == pytest.approx(
+        {
+            "kept_scaling": softmax_row([s / math.sqrt(d_k) for s in scores[mat]])[on],
+            "softmax_over_queries": softmax_row([row[on] for row in scores])[mat],
+        },
+        abs=1e-12,
+    )
+    values = published("scaled_dot_product/exercises")
+    assert values["mat_exp_on"] == pytest.approx(math.exp(scores[mat][on]), abs=1e-12)
+    assert values["mat_exp_sum"] == pytest.approx(math.fsum(map(math.exp, scores[mat])), abs=1e-12)
+    assert max(range(len(tokens)), key=scores[mat].__getitem__) == on  # the solution: "on" is the row's top key
+
+
+def test_exercise_unscaled_weight_from_the_printed_scores_is_accepted():
+    """A reader who takes the row of "mat" from the printed three-decimal scores gets the answer accepted."""
+    printed = section_output("scaled_dot_product/steps", "print")
+    matrix = printed.split("scores = q @ k.T:")[1].split("scaled =")[0]
+    rows = [[float(n) for n in row.split()] for row in re.findall(r"\[\s*([-\d.\s]+?)\]", matrix)]
+    tokens = tokenize(SENTENCE)
+    reply = softmax_row(rows[tokens.index("mat")])[tokens.index("on")]
+    assert check(reply, *exercise("unscaled_weight")) == ("right", None)
+
+
+def test_exercise_shapes_and_their_mistakes():
+    n = published("scaled_dot_product/exercises")["n_queries"]
+    length, d_k = len(tokenize(SENTENCE)), published("scaled_dot_product/steps")["d_k"]
+    assert exercise("scores_shape")[:2] == ((n, length), {"product_reversed": (length, n), "keys_cut_too": (n, n)})
+    assert exercise("output_shape")[:2] == (
+        (n, d_k),
+        {"stopped_at_weights": (n, length), "all_queries": (length, d_k)},
+    )
+
+
+def test_exercise_unscaled_std_and_its_mistakes():
+    d_k = published("scaled_dot_product/exercises")["wide_d_k"]
+    assert exercise("unscaled_std")[:2] == (math.isqrt(d_k), {"variance": d_k, "scaled": 1})
+    assert math.isqrt(d_k) ** 2 == d_k  # a whole standard deviation, as the question asks
+
+
+def test_exercise_init_std_and_its_mistakes():
+    values = published("scaled_dot_product/exercises")
+    d_model, sigma_w = values["init_d_model"], values["init_sigma_w"]
+    answer, mistakes, _ = exercise("init_std")
+    assert answer == pytest.approx(d_model * sigma_w * sigma_w, rel=1e-12)
+    assert mistakes == pytest.approx(
+        {"sigma_not_squared": d_model * sigma_w, "variance_not_std": (d_model * sigma_w * sigma_w) ** 2}, rel=1e-12
+    )
+    assert values["init_sigma_w_squared"] == pytest.approx(sigma_w * sigma_w, rel=1e-12)
+    # The prediction against a measurement: fresh x and W at these sizes, one score per draw.
+    rng, d_k, draws = np.random.default_rng(11), 64, 400
+    scaled = []
+    for _ in range(draws):
+        x_q, x_k = rng.normal(size=(2, d_model))
+        w_q, w_k = rng.normal(scale=sigma_w, size=(2, d_model, d_k))
+        scaled.append((x_q @ w_q) @ (x_k @ w_k) / math.sqrt(d_k))
+    assert np.std(scaled) == pytest.approx(answer, rel=0.15)

@@ -6,6 +6,7 @@ clipping from a pure-Python loss. Published numbers are read from docs/generated
 """
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -13,8 +14,9 @@ from hypothesis import given, strategies as st
 
 from lib.attention import attention_scores, softmax, softmax_backward
 from lib.debug_tools import numeric_gradient
+from lib.exercises import check
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
-from support import flat_page, published, softmax_row
+from support import flat_page, published, published_exercise, published_table, softmax_row, text
 
 TOKENS = tokenize(SENTENCE)
 
@@ -169,8 +171,6 @@ def test_clipping_changes_weights_and_kills_the_gradient():
     "0：发布的截断梯度“误差”就是整个梯度，所以它说明的是梯度接近零，而不是得到了验证",
 )
 def test_clipped_finite_differences_show_zero_not_a_confirmation():
-    from support import text
-
     values = published("softmax/clip")
     assert values["fd_largest_clipped"] == 0.0
     assert text("softmax/clip", "fd_error_clipped") == text("softmax/clip", "grad_norm_clipped")
@@ -191,3 +191,71 @@ def test_exponentiating_turns_differences_into_ratios_and_does_not_stretch_this_
         assert math.exp(a) / math.exp(b) == pytest.approx(math.exp(a - b), rel=1e-12)
     for edition, words in (("docs", "stretches the gaps"), ("docs-zh", "拉大分数之间的差距")):
         assert words not in flat_page("softmax.md", edition), edition
+
+
+# ------------------------------------------------------------------ the exercises
+def exercise(name):
+    """An exercise's published answer, {mistake: result} and decimals asked."""
+    return published_exercise("softmax/exercises", name)
+
+
+def table_column(column):
+    """A column of the page's table of the row of "cat", as the numbers the reader sees (three decimals)."""
+    return [float(row[column]) for row in published_table("softmax/definition", "cat_row")]
+
+
+def test_exercise_temperature_and_its_mistakes():
+    values = published("softmax/exercises")
+    answer, mistakes, _ = exercise("temperature_on")
+    z, t, on = cat_scores(), values["temperature"], TOKENS.index("on")
+    assert answer == pytest.approx(softmax_row([s / t for s in z])[on], abs=1e-12)
+    assert mistakes == pytest.approx(
+        {"multiplied_by_t": softmax_row([s * t for s in z])[on], "after_softmax": softmax_row(z)[on] / t}, abs=1e-12
+    )
+    assert values["temperature_exp_on"] == pytest.approx(math.exp(z[on] / t), abs=1e-12)
+    assert values["temperature_exp_sum"] == pytest.approx(math.fsum(math.exp(s / t) for s in z), abs=1e-12)
+
+
+def test_exercise_without_the_full_stop_and_its_mistakes():
+    values = published("softmax/exercises")
+    answer, mistakes, _ = exercise("without_full_stop")
+    z, on = cat_scores(), TOKENS.index("on")
+    six = [s for token, s in zip(TOKENS, z) if token != "."]
+    assert answer == pytest.approx(math.exp(z[on]) / math.fsum(map(math.exp, six)), abs=1e-12)
+    assert mistakes == pytest.approx(
+        {"old_denominator": softmax_row(z)[on], "no_exponential": z[on] / math.fsum(six)}, abs=1e-12
+    )
+    assert values["six_key_exp_sum"] == pytest.approx(math.fsum(map(math.exp, six)), abs=1e-12)
+    assert values["full_stop_exp"] == pytest.approx(math.exp(z[TOKENS.index(".")]), abs=1e-12)
+
+
+def test_exercise_jacobian_and_its_mistakes():
+    answer, mistakes, _ = exercise("jacobian_on_on")
+    p, on = softmax_row(cat_scores()), TOKENS.index("on")
+    assert answer == pytest.approx(jacobian_loop(p)[on][on], abs=1e-12)
+    assert mistakes == pytest.approx({"no_outer_product": p[on], "no_delta": -(p[on] ** 2)}, abs=1e-12)
+
+
+def test_exercise_largest_safe_whole_logit_and_its_mistakes():
+    answer, mistakes, _ = exercise("largest_safe_whole_logit")
+    limit = math.floor(math.log(sys.float_info.max))
+    math.exp(limit)  # finite
+    with pytest.raises(OverflowError):
+        math.exp(limit + 1)
+    float32_max = (2 - 2**-23) * 2**127
+    assert answer == limit
+    assert mistakes == {"rounded_up": round(math.log(sys.float_info.max)), "float32": math.floor(math.log(float32_max))}
+
+
+def test_exercises_answered_from_the_pages_table_are_accepted():
+    """A reader who works from the table's three-decimal numbers gets the answer accepted, not a mistake."""
+    z, e, w = table_column("score z_j"), table_column("exp(z_j)"), table_column("weight")
+    on, stop, t = TOKENS.index("on"), TOKENS.index("."), published("softmax/exercises")["temperature"]
+    replies = {
+        "temperature_on": softmax_row([s / t for s in z])[on],
+        "without_full_stop": e[on] / (math.fsum(e) - e[stop]),
+        "jacobian_on_on": w[on] * (1 - w[on]),
+    }
+    for name, reply in replies.items():
+        verdict = check(reply, *exercise(name))
+        assert verdict == ("right", None), (name, reply, verdict)

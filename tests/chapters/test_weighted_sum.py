@@ -6,14 +6,16 @@ general properties with Hypothesis. Published numbers are read from docs/generat
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 from lib.attention import causal_mask, scaled_dot_product_attention
+from lib.exercises import check
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
-from support import REPO, oracle_attention, published
+from support import GENERATED, REPO, oracle_attention, published, published_exercise
 
 CHAPTER = REPO / "docs" / "weighted-sum.md"
 ZH_CHAPTER = REPO / "docs-zh" / "weighted-sum.md"
@@ -205,3 +207,71 @@ def test_random_draw_statistics_from_a_closed_form():
     assert abs(values["mat_top_percent_unmasked"] - 100 / len(TOKENS)) < 5  # "about chance"
     assert values["self_weight_p05"] < 0.1 and values["self_weight_p95"] > 0.9
     assert values["w_v_weights_change"] == 0.0 and values["w_v_output_change"] > 0.1
+
+
+# ------------------------------------------------------------------ the exercises
+def exercise(name):
+    """An exercise's published answer, {mistake: result} and decimals asked."""
+    return published_exercise("weighted_sum/exercises", name)
+
+
+def printed_numbers(label):
+    """The numbers a line of the rows snippet's printout shows after ``label`` (three decimals, as on the page)."""
+    printed = (GENERATED / "weighted_sum" / "rows" / "stdout.txt").read_text(encoding="utf-8")
+    (line,) = [line for line in printed.splitlines() if line.startswith(label)]
+    return [float(n) for n in line.partition(": [")[2].rstrip("]").split()]
+
+
+def test_exercise_column_total_and_its_mistake():
+    weights, _, _ = oracle_causal_attention()
+    the = TOKENS.index("The")
+    answer, mistakes, _ = exercise("column_total_the")
+    assert answer == pytest.approx(math.fsum(row[the] for row in weights), abs=1e-12)
+    assert mistakes == pytest.approx({"row_instead_of_column": math.fsum(weights[the])}, abs=1e-12)
+
+
+def test_exercise_draw_output_and_its_mistakes():
+    _, _, v = oracle_causal_attention()
+    values = published("weighted_sum/exercises")
+    w_self, w_the = values["draw_self_weight"], values["draw_the_weight"]
+    the_last, cat_last = v[TOKENS.index("The")][-1], v[CAT][-1]
+    assert w_self + w_the == pytest.approx(1.0, abs=1e-15)
+    assert (values["v_the_last"], values["v_cat_last"]) == (the_last, cat_last)
+    answer, mistakes, _ = exercise("draw_output_last")
+    assert answer == pytest.approx(w_the * the_last + w_self * cat_last, abs=1e-12)
+    assert mistakes == pytest.approx(
+        {"weights_swapped": w_self * the_last + w_the * cat_last, "plain_mean": (the_last + cat_last) / 2}, abs=1e-12
+    )
+
+
+def test_exercise_break_even_weight_and_its_mistakes():
+    _, _, v = oracle_causal_attention()
+    length_the = math.sqrt(math.fsum(x * x for x in v[TOKENS.index("The")]))
+    length_cat = math.sqrt(math.fsum(x * x for x in v[CAT]))
+    answer, mistakes, _ = exercise("break_even_self_weight")
+    assert answer * length_cat == pytest.approx((1 - answer) * length_the, abs=1e-12)  # equal contributions
+    assert mistakes == pytest.approx(
+        {"equal_weights": 0.5, "norms_swapped": length_cat / (length_the + length_cat)}, abs=1e-12
+    )
+    values = published("weighted_sum/exercises")
+    assert (values["norm_v_the"], values["norm_v_cat"]) == pytest.approx((length_the, length_cat), abs=1e-12)
+    assert published("weighted_sum/cat_row")["cat_w_cat"] < answer  # the solution: the page's weight lies below
+
+
+def test_exercises_answered_from_the_printed_numbers_are_accepted():
+    """A reader who works from the printed three-decimal weights and value rows gets the answers accepted."""
+    printed = (GENERATED / "weighted_sum" / "cat_row" / "stdout.txt").read_text(encoding="utf-8")
+    matrix = printed.split("columns = keys):")[1].split('row of "cat"')[0]
+    rows = [[float(n) for n in row.split()] for row in re.findall(r"\[\s*([-\d.\s]+?)\]", matrix)]
+    v_the, v_cat = printed_numbers("v[The]:"), printed_numbers("v[cat]:")
+    values = published("weighted_sum/exercises")
+    w_self, w_the = values["draw_self_weight"], values["draw_the_weight"]
+    length_the, length_cat = math.hypot(*v_the), math.hypot(*v_cat)
+    replies = {
+        "column_total_the": math.fsum(row[TOKENS.index("The")] for row in rows),
+        "draw_output_last": w_the * v_the[-1] + w_self * v_cat[-1],
+        "break_even_self_weight": length_the / (length_the + length_cat),
+    }
+    for name, reply in replies.items():
+        verdict = check(reply, *exercise(name))
+        assert verdict == ("right", None), (name, reply, verdict)
