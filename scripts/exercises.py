@@ -13,7 +13,7 @@ A page ends with its exercises, each written in both editions as::
 The answer and each usual mistake's result are the values snippets/<chapter>/exercises.py published with
 ``lib.exercises.exercise``: ``<name>`` and ``<name>__<mistake>``. The build writes them into the element as JSON
 (``data-check``) with the edition's interface words (``data-words``), which ``exercises.js`` reads; the feedback
-blocks stay out of the search index (they show only as a verdict). A missing
+blocks and the solutions stay out of the search index (they show only as a verdict, or when asked for). A missing
 answer, a feedback for a mistake the snippet does not publish or a published mistake without feedback is a
 warning, so the strict build fails.
 """
@@ -126,8 +126,11 @@ def with_check_data(markdown, project, labels, warn):
         )
         begin, end = exercise.span
         block = markdown[begin:end].replace(opening, attributes, 1)
-        # the feedback shows only as a verdict: search would lead a reader to text the page does not show
+        # the feedback shows only as a verdict, the solution only when asked for: search leaves both out
         block = block.replace('<div class="exercise-mistake" ', '<div class="exercise-mistake" data-search-exclude ')
+        block = block.replace(
+            '<details class="exercise-solution" ', '<details class="exercise-solution" data-search-exclude '
+        )
         pieces += [markdown[start:begin], block]
         start = end
     return "".join(pieces) + markdown[start:]

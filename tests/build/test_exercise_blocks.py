@@ -79,6 +79,7 @@ def test_the_page_gets_the_answer_and_mistakes_as_data(tmp_path):
     assert 'data-check="{&quot;answer&quot;: 0.4162, &quot;text&quot;: &quot;0.42&quot;, &quot;mistakes&quot;: ' in page
     assert "{&quot;sum&quot;: 0.5}}" in page and 'data-words="{&quot;answer&quot;: &quot;A&quot;}"' in page
     assert '<div class="exercise-mistake" data-search-exclude data-mistake="sum" markdown>' in page  # shown as verdict
+    assert '<details class="exercise-solution" data-search-exclude markdown>' in page  # shown when asked for
 
 
 @pytest.mark.parametrize(
