@@ -51,7 +51,7 @@ exercise("reshape_only_words", [tokens[i] for i in sorted(set(wrong_tags[1].rave
 h = 2
 d_head = d_model // h
 q_heads, k_heads = split_heads(q_all, h), split_heads(k_all, h)  # (h, L, d_head) each
-query, key = tokens.index("sat"), tokens.index("cat")
+query, key = tokens.index("mat"), tokens.index("sat")  # a pair whose unrounded score gives the same two decimals
 q_row = np.round(q_heads[1, query], 2)  # (d_head,): as the question shows it
 k_row = np.round(k_heads[1, key], 2)  # (d_head,)
 value("score_query", q_row.tolist(), zh=str(q_row.tolist()))  # quoted as code in both editions

@@ -272,16 +272,18 @@ def test_exercise_reshape_only_words_of_head_1():
     assert [EXERCISES["first_row"], EXERCISES["last_row"]] == [block // 8, (2 * block - 1) // 8] == [held[0], held[-1]]
 
 
-def test_exercise_head_score_of_sat_on_cat_in_head_1():
+def test_exercise_head_score_of_mat_on_sat_in_head_1():
     x = embed(TOKENS)
     w_q, w_k, _ = projection_weights()
     d_head = 8 // 2
-    q_row = [round(float(value), 2) for value in (x @ w_q)[TOKENS.index("sat")][d_head : 2 * d_head]]  # head 1
-    k_row = [round(float(value), 2) for value in (x @ w_k)[TOKENS.index("cat")][d_head : 2 * d_head]]
+    q_row = [round(float(value), 2) for value in (x @ w_q)[TOKENS.index("mat")][d_head : 2 * d_head]]  # head 1
+    k_row = [round(float(value), 2) for value in (x @ w_k)[TOKENS.index("sat")][d_head : 2 * d_head]]
     assert EXERCISES["score_query"] == q_row and EXERCISES["score_key"] == k_row
     dot = sum(a * b for a, b in zip(q_row, k_row))
     assert EXERCISES["score_dot"] == pytest.approx(dot, abs=1e-12)
     assert EXERCISES["head_score"] == pytest.approx(dot / math.sqrt(d_head), abs=1e-12)
+    exact = (x @ w_q)[TOKENS.index("mat")][d_head:] @ (x @ w_k)[TOKENS.index("sat")][d_head:] / math.sqrt(d_head)
+    assert f"{exact:.2f}" == f"{EXERCISES['head_score']:.2f}"  # the notebook's unrounded q and k give the same reply
     assert EXERCISES["head_score__unscaled"] == pytest.approx(dot, abs=1e-12)
     assert EXERCISES["head_score__scaled_by_d_model"] == pytest.approx(dot / math.sqrt(8), abs=1e-12)
     assert EXERCISES["head_score__divided_by_d_head"] == pytest.approx(dot / d_head, abs=1e-12)
