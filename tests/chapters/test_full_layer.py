@@ -181,3 +181,75 @@ def test_batched_equals_alone_up_to_rounding_not_exactly():
     assert 0 < error < 1e-12  # "exactly as if it had been run alone" was stronger than the data
     page = flat_page("full-layer.md")
     assert "comes out as if it had been run alone, up to rounding" in page
+
+
+# ------------------------------------------------------------------ the exercises (snippets/full_layer/exercises.py)
+EXERCISES = published("full_layer/exercises")
+
+
+def exercise_mistakes(page):
+    """{exercise name: sorted mistake names} as a page's exercises section marks them up."""
+    blocks = re.split(r'<div class="exercise" data-exercise="full_layer\.exercises\.', page)[1:]
+    return {block.split('"')[0]: sorted(re.findall(r'data-mistake="([a-z0-9_]+)"', block)) for block in blocks}
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_each_exercise_shows_the_mistakes_it_publishes(folder):
+    published_mistakes = {}
+    for name in EXERCISES:
+        exercise, _, mistake = name.partition("__")
+        if mistake:
+            published_mistakes.setdefault(exercise, []).append(mistake)
+    marked = exercise_mistakes((REPO / folder / "full-layer.md").read_text(encoding="utf-8"))
+    assert marked == {exercise: sorted(mistakes) for exercise, mistakes in published_mistakes.items()}
+
+
+def test_the_exercises_use_the_chapters_batch_and_fourth_sentence(layer):
+    assert run_snippet("full_layer/exercises")["SENTENCES"] == layer["SENTENCES"]
+    fourth = EXERCISES["fourth_sentence"]
+    assert f'"Dogs chase the cat.", "{fourth}"]' in flat_page("full-layer.md")  # the try-this edit adds it
+    assert EXERCISES["fourth_length"] == len(re.findall(r"\w+|[^\w\s]", fourth))
+
+
+def test_exercise_mask_shape_has_the_head_axis_second(layer):
+    s, _ = layer["attention_layer"](layer["sentences"])
+    B, h, L, _ = s["scores"].shape
+    mask_row = next(row for row in published_table("full_layer/batch", "shapes") if row["array"] == "`mask`")
+    assert EXERCISES["mask_shape"] == [B, 1, L, L]
+    assert str(tuple(EXERCISES["mask_shape__no_head_axis"])) == mask_row["shape"]
+    assert EXERCISES["mask_shape__axis_at_end"] == [B, L, L, 1]
+    np.broadcast_shapes(tuple(EXERCISES["mask_shape"]), s["scores"].shape)  # it broadcasts against the scores
+
+
+def test_exercise_scores_shape_with_the_fourth_sentence(layer):
+    B, h = len(layer["sentences"]) + 1, layer["h"]
+    L = max(EXERCISES["fourth_length"], *(len(tokens) for tokens in layer["sentences"]))
+    assert EXERCISES["four_sentences"] == B
+    assert EXERCISES["scores_shape_four"] == [B, h, L, L]
+    assert EXERCISES["scores_shape_four__no_head_axis"] == [B, L, L]
+    old_L = published("full_layer/batch")["padded_length"]
+    assert EXERCISES["scores_shape_four__old_length"] == [B, h, old_L, old_L]
+
+
+def test_exercise_allowed_pairs_of_sentence_3(layer):
+    s, lengths = layer["attention_layer"](layer["sentences"])
+    n, L = int(lengths[2]), s["mask"].shape[-1]
+    both = sum(1 for i in range(L) for j in range(L) if j <= i and j < n)
+    assert EXERCISES["third_length"] == n
+    assert EXERCISES["allowed_pairs"] == both == int(s["mask"][2].sum())
+    assert EXERCISES["third_real_row_pairs"] == sum(1 for i in range(n) for j in range(L) if j <= i)
+    assert EXERCISES["third_pad_row_pairs"] == sum(1 for i in range(n, L) for j in range(n))
+    assert EXERCISES["allowed_pairs__causal_only"] == sum(1 for i in range(L) for j in range(L) if j <= i)
+    assert EXERCISES["allowed_pairs__padding_only"] == sum(1 for i in range(L) for j in range(L) if j < n)
+
+
+def test_exercise_pad_key_weights_of_sentence_2(layer):
+    s, lengths = layer["attention_layer"](layer["sentences"])
+    _, h, L, _ = s["weights"].shape
+    n = int(lengths[1])
+    pad_keys = [(head, i, j) for head in range(h) for i in range(L) for j in range(L) if j >= n]
+    assert EXERCISES["second_pads"] == L - n
+    assert EXERCISES["pad_key_weights"] == len(pad_keys)
+    assert all(s["weights"][1, head, i, j] == 0.0 for head, i, j in pad_keys)  # the solution's "exactly 0"
+    assert EXERCISES["pad_key_weights__one_head"] == sum(1 for head, _, _ in pad_keys if head == 0)
+    assert EXERCISES["pad_key_weights__real_queries_only"] == sum(1 for _, i, _ in pad_keys if i < n)

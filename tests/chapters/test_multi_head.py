@@ -6,6 +6,7 @@ docs/generated/multi_head/*/values.json.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -227,3 +228,71 @@ def test_w_o_mixes_the_heads():
     concat_change = np.abs(merge_heads(bumped) - merge_heads(heads)).max(axis=0)
     assert (concat_change[:4] == 0).all() and (concat_change[4:] > 0).all()
     assert (np.abs(merge_heads(bumped) @ w_o - merge_heads(heads) @ w_o).max(axis=0) > 0).all()
+
+
+# ------------------------------------------------------------------ the exercises (snippets/multi_head/exercises.py)
+EXERCISES = published("multi_head/exercises")
+
+
+def exercise_mistakes(page):
+    """{exercise name: sorted mistake names} as a page's exercises section marks them up."""
+    blocks = re.split(r'<div class="exercise" data-exercise="multi_head\.exercises\.', page)[1:]
+    return {block.split('"')[0]: sorted(re.findall(r'data-mistake="([a-z0-9_]+)"', block)) for block in blocks}
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_each_exercise_shows_the_mistakes_it_publishes(folder):
+    published_mistakes = {}
+    for name in EXERCISES:
+        exercise, _, mistake = name.partition("__")
+        if mistake:
+            published_mistakes.setdefault(exercise, []).append(mistake)
+    marked = exercise_mistakes((REPO / folder / "multi-head.md").read_text(encoding="utf-8"))
+    assert marked == {exercise: sorted(mistakes) for exercise, mistakes in published_mistakes.items()}
+
+
+def test_exercise_split_shape_with_four_heads():
+    h, rows = EXERCISES["h_four"], (embed(TOKENS) @ projection_weights()[0]).tolist()
+    heads = split_by_index(rows, h)
+    assert EXERCISES["split_shape"] == [len(heads), len(heads[0]), len(heads[0][0])]
+    assert [EXERCISES["length"], EXERCISES["d_head_four"]] == [len(rows), len(rows[0]) // h]
+    assert EXERCISES["split_shape__no_transpose"] == [len(rows), h, len(rows[0]) // h]
+    assert EXERCISES["split_shape__full_width"] == [h, len(rows), len(rows[0])]
+
+
+def test_exercise_reshape_only_words_of_head_1():
+    h, L = EXERCISES["h_four"], len(TOKENS)
+    tags = [[p] * 8 for p in range(L)]
+    held = sorted({p for row in reshape_only_by_index(tags, h)[1] for p in row})
+    assert EXERCISES["reshape_only_words"] == [TOKENS[p] for p in held]
+    every = sorted({p for row in split_by_index(tags, h)[1] for p in row})
+    assert EXERCISES["reshape_only_words__with_transpose"] == [TOKENS[p] for p in every]
+    block = L * 8 // h  # numbers per head, row after row
+    assert [EXERCISES["head_block"], EXERCISES["block_end"]] == [block, 2 * block - 1]
+    assert [EXERCISES["first_row"], EXERCISES["last_row"]] == [block // 8, (2 * block - 1) // 8] == [held[0], held[-1]]
+
+
+def test_exercise_head_score_of_mat_on_sat_in_head_1():
+    x = embed(TOKENS)
+    w_q, w_k, _ = projection_weights()
+    d_head = 8 // 2
+    q_row = [round(float(value), 2) for value in (x @ w_q)[TOKENS.index("mat")][d_head : 2 * d_head]]  # head 1
+    k_row = [round(float(value), 2) for value in (x @ w_k)[TOKENS.index("sat")][d_head : 2 * d_head]]
+    assert EXERCISES["score_query"] == q_row and EXERCISES["score_key"] == k_row
+    dot = sum(a * b for a, b in zip(q_row, k_row))
+    assert EXERCISES["score_dot"] == pytest.approx(dot, abs=1e-12)
+    assert EXERCISES["head_score"] == pytest.approx(dot / math.sqrt(d_head), abs=1e-12)
+    exact = (x @ w_q)[TOKENS.index("mat")][d_head:] @ (x @ w_k)[TOKENS.index("sat")][d_head:] / math.sqrt(d_head)
+    assert f"{exact:.2f}" == f"{EXERCISES['head_score']:.2f}"  # the notebook's unrounded q and k give the same reply
+    assert EXERCISES["head_score__unscaled"] == pytest.approx(dot, abs=1e-12)
+    assert EXERCISES["head_score__scaled_by_d_model"] == pytest.approx(dot / math.sqrt(8), abs=1e-12)
+    assert EXERCISES["head_score__divided_by_d_head"] == pytest.approx(dot / d_head, abs=1e-12)
+
+
+def test_exercise_per_head_params_at_1024_and_16():
+    d_model, h = EXERCISES["big_d_model"], EXERCISES["big_h"]
+    assert (d_model, h) == (1024, 16)  # the sizes the page's "check it yourself" names
+    assert EXERCISES["big_d_k"] == d_model // h
+    assert EXERCISES["per_head_params"] == h * d_model * (d_model // h) == d_model * d_model
+    assert EXERCISES["per_head_params__one_head"] == d_model * (d_model // h)
+    assert EXERCISES["per_head_params__full_width_heads"] == h * d_model * d_model

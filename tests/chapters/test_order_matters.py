@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lib.attention import apply_rope, causal_mask, multi_head_attention, sinusoidal_positions
-from support import REPO, oracle_attention, published
+from support import REPO, attend, oracle_attention, published
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "order-matters.md").read_text(encoding="utf-8"))
 
@@ -166,3 +166,78 @@ def test_intuition_names_the_causal_mask_exception():
     intuition = PAGE.split("**The intuition.**")[1].split("##")[0]
     assert "as long as no [causal mask](masks.md)" in intuition
     assert "shuffled exactly as the input was" not in intuition
+
+
+# ------------------------------------------------------------------ the exercises (snippets/order_matters/exercises.py)
+EXERCISES = published("order_matters/exercises")
+
+
+def exercise_mistakes(page):
+    """{exercise name: [mistake names]} as a page's exercises section marks them up."""
+    blocks = re.split(r'<div class="exercise" data-exercise="order_matters\.exercises\.', page)[1:]
+    return {block.split('"')[0]: sorted(re.findall(r'data-mistake="([a-z0-9_]+)"', block)) for block in blocks}
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_each_exercise_shows_the_mistakes_it_publishes(folder):
+    marked = exercise_mistakes((REPO / folder / "order-matters.md").read_text(encoding="utf-8"))
+    published_mistakes = {}
+    for name in EXERCISES:
+        exercise, _, mistake = name.partition("__")
+        if mistake:
+            published_mistakes.setdefault(exercise, []).append(mistake)
+    assert marked == {exercise: sorted(mistakes) for exercise, mistakes in published_mistakes.items()}
+
+
+def running_tokens_and_x():
+    from lib.running_example import SENTENCE, embed, projection_weights, tokenize
+
+    tokens = tokenize(SENTENCE)
+    return tokens, embed(tokens), projection_weights()
+
+
+def test_exercise_shuffled_tokens_reads_perm_forwards():
+    tokens, _, _ = running_tokens_and_x()
+    perm = EXERCISES["perm"]
+    forwards = [tokens[perm[i]] for i in range(len(perm))]  # new position i takes token perm[i]
+    backwards = [None] * len(perm)
+    for i, target in enumerate(perm):  # token i sent to position perm[i]
+        backwards[target] = tokens[i]
+    assert EXERCISES["shuffled_tokens"] == forwards
+    assert EXERCISES["shuffled_tokens__inverse"] == backwards
+
+
+def test_exercise_moved_weight_is_the_original_weight_of_the_same_two_words():
+    tokens, x, w = running_tokens_and_x()
+    perm = EXERCISES["perm"]
+    _, original = attend(x, w)
+    _, shuffled = attend(x[perm], w)
+    query, key = EXERCISES["query_position"], EXERCISES["key_position"]
+    assert [tokens[perm[query]], tokens[perm[key]]] == ["sat", "cat"]
+    before = {"query": tokens.index("sat"), "key": tokens.index("cat")}
+    assert [EXERCISES["query_position_before"], EXERCISES["key_position_before"]] == list(before.values())
+    inverse = [perm.index(i) for i in range(len(perm))]
+    assert EXERCISES["moved_weight"] == pytest.approx(shuffled[query][key], abs=1e-12)
+    assert EXERCISES["moved_weight"] == pytest.approx(original[before["query"]][before["key"]], abs=1e-12)
+    assert EXERCISES["moved_weight__positions_kept"] == pytest.approx(original[query][key], abs=1e-12)
+    assert EXERCISES["moved_weight__rows_only"] == pytest.approx(original[perm[query]][key], abs=1e-12)
+    assert EXERCISES["moved_weight__inverse"] == pytest.approx(original[inverse[query]][inverse[key]], abs=1e-12)
+
+
+def test_exercise_causal_keys_are_those_of_the_position():
+    tokens, _, _ = running_tokens_and_x()
+    swapped = published("order_matters/permutation")["swapped_sentence"].replace(".", " .").split()
+    where = swapped.index("cat")
+    assert EXERCISES["cat_position_swapped"] == where
+    assert EXERCISES["causal_keys"] == [swapped[j] for j in range(len(swapped)) if j <= where]
+    assert EXERCISES["causal_keys__mask_moved"] == [tokens[j] for j in range(len(tokens)) if j <= tokens.index("cat")]
+    assert EXERCISES["causal_keys__without_itself"] == [swapped[j] for j in range(len(swapped)) if j < where]
+
+
+def test_exercise_concat_params_counts_three_matrices_of_the_concatenation():
+    d = EXERCISES["d_wide"]
+    assert EXERCISES["concat_width"] == 2 * d
+    assert EXERCISES["concat_params"] == 3 * (2 * d) * d
+    assert EXERCISES["concat_params__added"] == 3 * d * d
+    assert EXERCISES["concat_params__one_matrix"] == (2 * d) * d
+    assert EXERCISES["concat_params__wider_output"] == 3 * (2 * d) * (2 * d)

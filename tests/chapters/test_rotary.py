@@ -3,6 +3,7 @@ definitions (rotations by math.cos and math.sin, counts by loops), not through a
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -219,3 +220,92 @@ def test_the_ntk_base_is_cited_as_reported_by_yarn():
     assert "bloc97（2023，一篇 Reddit 帖子，据 [Peng 等人 2023 的 YaRN 第 3.1 节]" in chinese
     for page in (english, chinese):
         assert "(https://arxiv.org/abs/2309.00071)" in page and "bloc97 2023" not in page
+
+
+# ------------------------------------------------------------------ the exercises (snippets/rotary/exercises.py)
+EXERCISES = published("rotary/exercises")
+
+
+def exercise_mistakes(page):
+    """{exercise name: sorted mistake names} as a page's exercises section marks them up."""
+    blocks = re.split(r'<div class="exercise" data-exercise="rotary\.exercises\.', page)[1:]
+    return {block.split('"')[0]: sorted(re.findall(r'data-mistake="([a-z0-9_]+)"', block)) for block in blocks}
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_each_exercise_shows_the_mistakes_it_publishes(folder):
+    published_mistakes = {}
+    for name in EXERCISES:
+        exercise, _, mistake = name.partition("__")
+        if mistake:
+            published_mistakes.setdefault(exercise, []).append(mistake)
+    marked = exercise_mistakes((REPO / folder / "rotary.md").read_text(encoding="utf-8"))
+    assert marked == {exercise: sorted(mistakes) for exercise, mistakes in published_mistakes.items()}
+
+
+def test_exercise_offset_score_is_the_cosine_of_the_offset():
+    m, n = EXERCISES["m"], EXERCISES["n"]
+    assert EXERCISES["offset"] == m - n
+    unit = [1.0, 0.0]
+    assert EXERCISES["offset_score"] == pytest.approx(math.cos(m - n), abs=1e-12)
+    assert EXERCISES["offset_score"] == pytest.approx(dot(rotate(unit, m), rotate(unit, n)), abs=1e-12)
+    assert EXERCISES["offset_score__angles_added"] == pytest.approx(math.cos(m + n), abs=1e-12)
+    assert EXERCISES["offset_score__only_query_rotated"] == pytest.approx(dot(rotate(unit, m), unit), abs=1e-12)
+
+
+def test_exercise_rotated_feature_turns_pair_1():
+    x, m, feature = EXERCISES["x"], EXERCISES["position"], EXERCISES["feature"]
+    d = len(x)
+    assert EXERCISES["theta_1"] == pytest.approx(10000.0 ** (-2 / d)) and EXERCISES["angle"] == pytest.approx(
+        m * 10000.0 ** (-2 / d)
+    )
+    assert EXERCISES["rotated_feature"] == pytest.approx(rotate(x, m)[feature], abs=1e-12)
+    assert EXERCISES["rotated_feature__turned_backwards"] == pytest.approx(rotate(x, -m)[feature], abs=1e-12)
+    half = list(x)  # the split halves: pair i is (i, i + d/2)
+    for i in range(d // 2):
+        angle = m * 10000.0 ** (-2 * i / d)
+        a, b = x[i], x[i + d // 2]
+        half[i], half[i + d // 2] = a * math.cos(angle) - b * math.sin(angle), a * math.sin(angle) + b * math.cos(angle)
+    assert EXERCISES["rotated_feature__half_pairing"] == pytest.approx(half[feature], abs=1e-12)
+    angle = m * 10000.0 ** (-1 / d)  # pair 1 with the exponent i/d
+    wrong = x[2] * math.cos(angle) - x[3] * math.sin(angle)
+    assert EXERCISES["rotated_feature__exponent_without_two"] == pytest.approx(wrong, abs=1e-12)
+
+
+def test_exercise_wavelength_of_pair_32():
+    d, i = EXERCISES["d_head"], EXERCISES["pair"]
+    assert EXERCISES["exponent"] == 2 * i / d and EXERCISES["theta_pair"] == pytest.approx(10000.0 ** (-2 * i / d))
+    assert EXERCISES["wavelength"] == pytest.approx(2 * math.pi * 10000.0 ** (2 * i / d), rel=1e-12)
+    assert EXERCISES["wavelength__no_two_pi"] == pytest.approx(10000.0 ** (2 * i / d), rel=1e-12)
+    assert EXERCISES["wavelength__exponent_without_two"] == pytest.approx(2 * math.pi * 10000.0 ** (i / d), rel=1e-12)
+
+
+def test_exercise_unturned_pairs_at_the_stretch_target():
+    d, context = EXERCISES["d_head"], EXERCISES["context"]
+    assert context == STRETCH["target"]  # the page calls it the target length of "Stretching the context"
+    waves = [2 * math.pi * 10000.0 ** (2 * i / d) for i in range(d // 2)]
+    longer = [i for i, wave in enumerate(waves) if wave > context]
+    assert EXERCISES["unturned_pairs"] == len(longer) and longer == list(range(longer[0], d // 2))
+    assert [EXERCISES["first_unturned"], EXERCISES["last_pair"]] == [longer[0], d // 2 - 1]
+    assert EXERCISES["first_unturned_wavelength"] == pytest.approx(waves[longer[0]])
+    assert EXERCISES["last_turned_wavelength"] == pytest.approx(waves[longer[0] - 1])
+    assert EXERCISES["unturned_pairs__turned_pairs"] == d // 2 - len(longer)
+    assert EXERCISES["unturned_pairs__no_two_pi"] == sum(10000.0 ** (2 * i / d) > context for i in range(d // 2))
+
+
+def test_exercise_ntk_ratio_of_pair_32():
+    d, i, s = EXERCISES["d_head"], EXERCISES["pair"], EXERCISES["s"]
+    assert s == STRETCH["target"] / STRETCH["trained"]
+    factor = s ** (d / (d - 2))
+    assert EXERCISES["ntk_base_factor"] == pytest.approx(factor, rel=1e-12)
+    ntk_theta, theta = (10000.0 * factor) ** (-2 * i / d), 10000.0 ** (-2 * i / d)
+    assert EXERCISES["ntk_ratio"] == pytest.approx(ntk_theta / theta, rel=1e-12)
+    assert EXERCISES["ntk_ratio__interpolation"] == pytest.approx(1 / s, rel=1e-12)
+    assert EXERCISES["ntk_ratio__base_times_s"] == pytest.approx((10000.0 * s) ** (-2 * i / d) / theta, rel=1e-12)
+
+
+def test_exercise_half_partner_of_feature_3():
+    d, feature = EXERCISES["d_head"], EXERCISES["partner_of"]
+    assert EXERCISES["half_d"] == d // 2
+    assert EXERCISES["half_partner"] == (feature + d // 2 if feature < d // 2 else feature - d // 2)
+    assert EXERCISES["half_partner__interleaved"] == (feature + 1 if feature % 2 == 0 else feature - 1)
