@@ -29,7 +29,8 @@ grad_y = np.array([1.0, -1.0, 0.0, 0.0, 0.0])  # the loss raises with the first 
 exercise("vjp_first_score", float(softmax_backward(grad_y, y)[0]), "{:.2f}",
          {"mean_left_out": float((y * grad_y)[0]),  # p * p_bar
           "p_left_out": float((grad_y - grad_y @ y)[0])})  # p_bar - <p_bar, p>
-value("vjp_upstream", ", ".join(f"{x:g}" for x in grad_y))
+upstream = ", ".join(f"{x:g}" for x in grad_y)
+value("vjp_upstream", upstream, zh=upstream)  # inside math on both pages: no Chinese list comma
 value("vjp_mean", grad_y @ y, "{:.3f}")
 value("vjp_first_weight", y[0], "{:.3f}")
 
