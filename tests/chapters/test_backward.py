@@ -5,6 +5,8 @@ built entry by entry from its definition, and invariances of the loss (shifting 
 vector changes no weight). Published values of the backward chapter are read from values.json.
 """
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -17,7 +19,7 @@ from lib.attention import (
     softmax_backward,
 )
 from lib.debug_tools import relative_error
-from support import flat_page, published, published_table
+from support import flat_page, oracle_attention, published, published_table, run_snippet, softmax_row
 
 H = 1e-5
 TOLERANCE = 1e-7
@@ -341,3 +343,55 @@ def test_every_value_gets_gradient_unless_masked():
     assert (np.linalg.norm(d_v_masked[2:], axis=1) == 0).all()  # keys after "cat" are masked for its row
     page = flat_page("backward.md")
     assert 'A key that "cat" ignores gets no value gradient.' not in page
+
+
+# ------------------------------------------------------------------ exercises, against the Jacobian, finite differences
+EXERCISES = published("backward/exercises")
+
+
+def test_exercise_vjp_of_the_first_score_by_the_jacobian():
+    p = softmax_row(run_snippet("backward/softmax")["s"].tolist())  # softmax.py's weights, by plain math
+    upstream = [float(x) for x in EXERCISES["vjp_upstream"].split(", ")]
+    jacobian = [[p[i] * ((i == j) - p[j]) for j in range(5)] for i in range(5)]  # dp_i / ds_j
+    first = sum(upstream[i] * jacobian[i][0] for i in range(5))  # (J^T p_bar)_1
+    mean = sum(a * b for a, b in zip(upstream, p))
+    assert EXERCISES["vjp_first_score"] == pytest.approx(first, abs=1e-12)
+    assert EXERCISES["vjp_first_score__mean_left_out"] == pytest.approx(p[0] * upstream[0], abs=1e-12)
+    assert EXERCISES["vjp_first_score__p_left_out"] == pytest.approx(upstream[0] - mean, abs=1e-12)
+    assert EXERCISES["vjp_mean"] == pytest.approx(mean, abs=1e-12)
+    assert EXERCISES["vjp_first_weight"] == pytest.approx(p[0], abs=1e-12)
+
+
+def test_exercise_shape_of_the_gradient_of_a_shared_key_by_finite_differences():
+    rng = np.random.default_rng(11)
+    q, k, v = (rng.normal(size=EXERCISES[f"shared_{name}_shape"]) for name in "qkv")
+    g = rng.normal(size=q.shape[:-1] + v.shape[-1:])
+    _, dk, _ = central_differences(q, k, v, None, g)
+    assert EXERCISES["dk_shape_shared"] == list(dk.shape) == list(k.shape)
+    k_per_slice = np.broadcast_to(k, q.shape[:-2] + k.shape).copy()  # one copy of k per (batch, head) slice
+    _, dk_per_slice, _ = central_differences(q, k_per_slice, v, None, g)
+    np.testing.assert_allclose(dk_per_slice.sum(axis=(0, 1)), dk, atol=1e-8)  # the sum over the broadcast axes
+    assert EXERCISES["dk_shape_shared__not_summed"] == list(dk_per_slice.shape)
+    assert EXERCISES["dk_shape_shared__product_other_way"] == [*q.shape[:-2], q.shape[-1], k.shape[0]]
+
+
+def test_exercise_loss_evaluations_of_the_central_difference_check():
+    row = next(r for r in published_table("backward/gradcheck", "errors") if r["case"] == "no mask")
+    sizes = [int(a) * int(b) for a, b in re.findall(r"\((\d+), (\d+)\)", row["shapes"])]
+    assert len(sizes) == 3 and EXERCISES["checked_entries"] == sum(sizes)
+    assert EXERCISES["central_evaluations"] == 2 * sum(sizes)
+    assert EXERCISES["central_evaluations__forward_differences"] == sum(sizes) + 1
+
+
+def test_exercise_mean_term_of_the_row_of_cat_by_the_loop_oracle():
+    ns = run_snippet("backward/paths")
+    q, k, v, cat = ns["q"].tolist(), ns["k"].tolist(), ns["v"].tolist(), ns["tokens"].index("cat")
+    g = ns["grad_output"][cat].tolist()
+    output, weights = oracle_attention(q, k, v)
+    upstream = [sum(a * b for a, b in zip(g, v_j)) for v_j in v]  # p_bar_j = g . v_j
+    mean = sum(p * u for p, u in zip(weights[cat], upstream))
+    assert EXERCISES["cat_mean_term"] == pytest.approx(mean, abs=1e-12)
+    assert EXERCISES["cat_mean_term__plain_mean"] == pytest.approx(sum(upstream) / len(upstream), abs=1e-12)
+    assert EXERCISES["cat_mean_term__plain_sum"] == pytest.approx(sum(upstream), abs=1e-12)
+    assert EXERCISES["cat_loss"] == pytest.approx(sum(a * b for a, b in zip(g, output[cat])), abs=1e-12)
+    assert EXERCISES["cat_loss"] == pytest.approx(mean, abs=1e-12)  # the solution's identity

@@ -169,3 +169,63 @@ def test_the_seed_003_sentence_is_named_and_marked_as_a_translation():
     assert "Seed tutorial 003 says that during generation (translated from its Chinese)" in page
     assert "A common tutorial claim" not in page
     assert "种子教程 003 说" in flat_page("kv-cache.md", "docs-zh")
+
+
+# ------------------------------------------------------------------ exercises, against counts and arithmetic
+EXERCISES = published("kv_cache/exercises")
+
+
+def test_exercise_shape_of_the_cached_keys():
+    heads, steps, d_model = EXERCISES["shape_heads"], EXERCISES["shape_steps"], EXERCISES["shape_d_model"]
+    d_head = d_model // heads
+    assert EXERCISES["shape_d_head"] == d_head
+    assert EXERCISES["cache_keys_shape"] == [heads, steps, d_head]
+    assert EXERCISES["cache_keys_shape__split_without_transpose"] == [steps, heads, d_head]
+    assert EXERCISES["cache_keys_shape__d_model_per_head"] == [heads, steps, d_model]
+
+
+def test_exercise_multiply_adds_of_one_step_counted_on_the_products(count_macs):
+    t, d_model = EXERCISES["macs_t"], published("kv_cache/cost")["d_model"]
+    weights, n_heads = layer(d_model, 4)
+    x = np.random.default_rng(3).normal(size=(t, d_model)).view(Counted)
+    cache = KVCache(n_heads, d_model // n_heads, t)
+    for step in range(t):
+        count_macs(step_with_cache, x[step : step + 1], cache, *weights, n_heads)
+    products = list(Counted.macs)  # the last step's: q, k, v, scores, weighted sum, output projection
+    assert len(products) == 6
+    assert EXERCISES["macs_step_100"] == sum(products)
+    assert EXERCISES["macs_step_100__scores_only"] == sum(products) - products[4]
+    assert EXERCISES["macs_step_100__no_output_projection"] == sum(products) - products[5]
+    _, uncached, _ = count_macs(step_without_cache, x, *weights, n_heads)
+    assert EXERCISES["macs_step_100__without_cache"] == uncached
+    assert EXERCISES["macs_projections"] == sum(products[:3]) + products[5]
+    assert EXERCISES["macs_attention"] == products[3] + products[4]
+
+
+def first_step(holds):
+    t = 1
+    while not holds(t):
+        t += 1
+    return t
+
+
+def test_exercise_crossover_of_attention_and_projections():
+    d = EXERCISES["crossover_d_model"]
+    assert EXERCISES["crossover_128"] == first_step(lambda t: 2 * t * d >= 4 * d * d)
+    assert EXERCISES["crossover_128__scores_only"] == first_step(lambda t: t * d >= 4 * d * d)
+    assert EXERCISES["crossover_128__no_output_projection"] == first_step(lambda t: 2 * t * d >= 3 * d * d)
+    assert EXERCISES["crossover_projections"] == 4 * d * d and EXERCISES["crossover_per_step"] == 2 * d
+    cost = published("kv_cache/cost")  # the page's crossover at its own width follows the same rule
+    assert cost["crossover_t"] == first_step(lambda t: 2 * t * cost["d_model"] >= 4 * cost["d_model"] ** 2)
+
+
+def test_exercise_cache_of_a_batch():
+    batch, layers = EXERCISES["batch_sequences"], EXERCISES["batch_layers"]
+    length, d_model = EXERCISES["batch_positions"], EXERCISES["batch_d_model"]
+    mib = 1024 * 1024
+    per_layer = 2 * length * d_model * 2  # keys and values, float16
+    assert EXERCISES["batch_layer_mib"] == per_layer / mib
+    assert EXERCISES["batch_cache_mib"] == batch * layers * per_layer / mib
+    assert EXERCISES["batch_cache_mib__no_batch"] == layers * per_layer / mib
+    assert EXERCISES["batch_cache_mib__keys_only"] == batch * layers * per_layer / 2 / mib
+    assert EXERCISES["batch_cache_mib__float32"] == batch * layers * per_layer * 2 / mib

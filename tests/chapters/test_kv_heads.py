@@ -142,3 +142,70 @@ def test_the_citations_point_where_the_sources_say_it():
     )
     assert "model_args` of Llama 2 70B" not in flat_page("kv-heads.md")
     assert "section 3.1)" not in INVENTORY["G-29"].evidence and "section 3.2 and Table 1" in INVENTORY["G-29"].evidence
+
+
+# ------------------------------------------------------------------ exercises, against arithmetic from the sources
+EXERCISES = published("kv_heads/exercises")
+
+
+def split_heads_by_loop(x, n_heads):
+    """(L, n_heads * d) -> (n_heads, L, d), head by head: head i is the i-th block of d columns."""
+    d = x.shape[1] // n_heads
+    return np.stack([x[:, i * d : (i + 1) * d] for i in range(n_heads)])
+
+
+def test_exercise_key_value_head_of_a_query_head():
+    _, h, h_kv, _ = CITED["Llama 3 8B"]
+    query = EXERCISES["heads_query"]  # counted from 1
+    group = h // h_kv
+    assert (EXERCISES["heads_query_heads"], EXERCISES["heads_kv_heads"], EXERCISES["heads_group"]) == (h, h_kv, group)
+    assert EXERCISES["heads_query_index"] == query - 1
+    assert EXERCISES["kv_head_of_query_23"] == (query - 1) // group + 1 == EXERCISES["heads_kv_index"] + 1
+    assert EXERCISES["kv_head_of_query_23__interleaved_groups"] == (query - 1) % h_kv + 1
+    assert EXERCISES["kv_head_of_query_23__divided_by_kv_heads"] == (query - 1) // h_kv + 1
+    assert EXERCISES["kv_head_of_query_23__counted_from_zero"] == (query - 1) // group
+
+
+def test_exercise_shape_of_the_pooled_keys():
+    ns = run_snippet("kv_heads/mean_pool")
+    length, d_model, n_heads = ns["L"], ns["d_model"], ns["n_heads"]
+    h_kv = EXERCISES["pool_kv_heads"]
+    d_head = d_model // n_heads
+    assert (EXERCISES["pool_length"], EXERCISES["pool_d_model"], EXERCISES["pool_query_heads"]) == (
+        length,
+        d_model,
+        n_heads,
+    )
+    assert EXERCISES["pool_d_head"] == d_head and EXERCISES["pool_projection_shape"] == [d_model, h_kv * d_head]
+    k = split_heads_by_loop(ns["x"] @ ns["mean_pool"](np.eye(d_model), n_heads, h_kv), h_kv)
+    assert EXERCISES["pooled_keys_shape"] == list(k.shape) == [h_kv, length, d_head]
+    assert EXERCISES["pooled_keys_shape__split_without_transpose"] == [length, h_kv, d_head]
+    assert EXERCISES["pooled_keys_shape__query_heads"] == [n_heads, length, d_head]
+
+
+def test_exercise_llama3_cache_of_a_context():
+    layers, h, h_kv, d_head = CITED["Llama 3 8B"]
+    tokens = EXERCISES["llama3_tokens"]
+    mib = 1024 * 1024
+    assert EXERCISES["llama3_8b_context_mib"] == 2 * layers * h_kv * d_head * 2 * tokens / mib
+    assert EXERCISES["llama3_8b_context_mib"] == CACHE["llama3_8b_kib"] * tokens / 1024  # the table's per token
+    assert EXERCISES["llama3_8b_context_mib__keys_only"] == layers * h_kv * d_head * 2 * tokens / mib
+    assert EXERCISES["llama3_8b_context_mib__query_heads"] == 2 * layers * h * d_head * 2 * tokens / mib
+    assert EXERCISES["llama3_8b_context_mib__float32"] == 2 * layers * h_kv * d_head * 4 * tokens / mib
+    assert EXERCISES["llama3_bytes_per_position_layer"] == 2 * h_kv * d_head * 2
+    assert EXERCISES["llama3_bytes_per_layer_mib"] == 2 * h_kv * d_head * 2 * tokens / mib
+    assert (EXERCISES["llama3_layers"], EXERCISES["llama3_d_head"]) == (layers, d_head)
+
+
+def test_exercise_deepseek_numbers_per_token():
+    layers, d_c, d_rope, heads = DEEPSEEK["layers"], DEEPSEEK["d_c"], DEEPSEEK["d_h_R"], DEEPSEEK["n_h"]
+    assert (EXERCISES["deepseek_layers"], EXERCISES["deepseek_latent"], EXERCISES["deepseek_rotary_key"]) == (
+        layers,
+        d_c,
+        d_rope,
+    )
+    assert EXERCISES["deepseek_heads"] == heads
+    assert EXERCISES["deepseek_numbers_per_token"] == (d_c + d_rope) * layers == CACHE["deepseek_kib"] * 1024 / 2
+    assert EXERCISES["deepseek_numbers_per_token__no_rotary_key"] == d_c * layers
+    assert EXERCISES["deepseek_numbers_per_token__rotary_key_per_head"] == (d_c + heads * d_rope) * layers
+    assert EXERCISES["deepseek_numbers_per_token__latent_twice"] == (2 * d_c + d_rope) * layers

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lib.attention import multi_head_attention, sliding_window_mask
+from lib.running_example import running_qkv
 from lib.window_cache import RollingKVCache, attend_chunk, attend_chunk_trimmed_first, decode_in_chunks
 from support import INVENTORY, REPO, flat_page, oracle_attention, published, published_table, run_snippet
 
@@ -295,3 +296,72 @@ def test_chinese_running_text_shows_no_python_booleans_or_lists():
         for name in quoted:
             zh = values[name].get("zh", values[name]["text"])
             assert "[" not in zh and "True" not in zh and "False" not in zh, (name, zh)
+
+
+# ------------------------------------------------------------------ exercises, against loops over the window rule
+EXERCISES = published("sliding_window/exercises")
+RECEPTIVE_WINDOW = published("sliding_window/receptive_field")["window"]
+MEMORY = published("sliding_window/memory")
+
+
+def window_pairs_by_loop(length, window, allowed=lambda i, j, w: i - w < j <= i):
+    return sum(1 for i in range(length) for j in range(length) if allowed(i, j, window))
+
+
+def test_exercise_window_pairs():
+    length, window = EXERCISES["pairs_length"], EXERCISES["pairs_window"]
+    assert EXERCISES["window_pairs"] == window_pairs_by_loop(length, window)
+    assert EXERCISES["window_pairs__window_one_too_long"] == window_pairs_by_loop(
+        length, window, lambda i, j, w: i - w <= j <= i
+    )
+    assert EXERCISES["window_pairs__every_row_full"] == length * window
+    assert EXERCISES["pairs_first_rows"] == ", ".join(str(i + 1) for i in range(window - 1))
+    assert EXERCISES["pairs_full_rows"] == length - (window - 1)
+
+
+def test_exercise_weight_on_mat_under_a_window_of_two():
+    tokens, q, k, v = running_qkv()
+    n, last, mat = len(tokens), len(tokens) - 1, tokens.index("mat")
+
+    def weights(window):
+        allowed = [[i - window < j <= i for j in range(n)] for i in range(n)]
+        return oracle_attention(q.tolist(), k.tolist(), v.tolist(), allowed)[1]
+
+    window = EXERCISES["weight_window"]
+    assert EXERCISES["weight_kept_keys"] == " ".join(tokens[n - window :])
+    assert EXERCISES["weight_on_mat"] == pytest.approx(weights(window)[last][mat], abs=1e-12)
+    unmasked = oracle_attention(q.tolist(), k.tolist(), v.tolist())[1]  # the softmax over every key, then zeroed
+    assert EXERCISES["weight_on_mat__mask_after_softmax"] == pytest.approx(unmasked[last][mat], abs=1e-12)
+    assert EXERCISES["weight_on_mat__window_one_too_long"] == pytest.approx(weights(window + 1)[last][mat], abs=1e-12)
+    assert EXERCISES["weight_causal_on_mat"] == pytest.approx(unmasked[last][mat], abs=1e-12)
+    assert EXERCISES["weight_causal_on_stop"] == pytest.approx(unmasked[last][last], abs=1e-12)
+    # the question gives the heatmap's two decimals: renormalising them gives the answer's two decimals
+    on_mat, on_stop = round(unmasked[last][mat], 2), round(unmasked[last][last], 2)
+    assert round(on_mat / (on_mat + on_stop), 2) == round(EXERCISES["weight_on_mat"], 2)
+
+
+def reach_by_sets(layers, window, output=100):
+    """How far back output ``output`` reaches: the positions it depends on, widened layer by layer."""
+    depends = {output}
+    for _ in range(layers):
+        depends = {j for d in depends for j in range(d - window + 1, d + 1) if j >= 0}
+    return output - min(depends)
+
+
+def test_exercise_reach_of_a_stack():
+    layers, window = EXERCISES["reach_layers"], EXERCISES["reach_window"]
+    assert EXERCISES["stack_reach"] == reach_by_sets(layers, window)
+    assert EXERCISES["stack_reach__window_one_too_long"] == reach_by_sets(layers, window + 1)
+    assert EXERCISES["stack_reach__one_layer"] == EXERCISES["reach_per_layer"] == reach_by_sets(1, window)
+    for row in published_table("sliding_window/receptive_field", "reach"):  # the page's measured reach, same rule
+        assert int(row["farthest input back"]) == reach_by_sets(int(row["layers"]), RECEPTIVE_WINDOW)
+
+
+def test_exercise_alternating_fraction():
+    length, window = MEMORY["mistral_length"], MEMORY["mistral_window"]  # memory.py's Mistral 7B sizes
+    assert EXERCISES["alternating_length"] == length and EXERCISES["alternating_window"] == window
+    pair, full = min(length, window) + length, 2 * length
+    assert EXERCISES["alternating_pair_positions"] == pair and EXERCISES["alternating_full_positions"] == full
+    assert EXERCISES["alternating_fraction"] == pair / full
+    assert EXERCISES["alternating_fraction__every_layer_windowed"] == min(length, window) / length
+    assert EXERCISES["alternating_fraction__inverted"] == full / pair
