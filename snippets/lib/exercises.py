@@ -11,7 +11,7 @@ The kind of an answer follows its type:
 
 - a float: a number asked to the decimals of ``fmt`` ("{:.2f}": two); a reply within half a unit of the last
   decimal asked is that number, so 0.415 and 0.42 both match 0.4162 asked to two decimals;
-- an int: a whole number, exactly;
+- an int: a whole number, exactly (a number may be written with commas between thousands: 34,560);
 - a tuple of ints (or a list, as JSON gives it back): a shape, written "(2, 7, 4)", "2, 7, 4" or "2 × 7 × 4";
 - a list of str: words in order (tokens, options), separated by commas, spaces or Chinese commas;
 - a str: one word, the key of the option the page lists (case matters: "The" is not "the").
@@ -23,6 +23,7 @@ import re
 from lib.publish import value
 
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９．，－（）×−", "0123456789.,-()x-")
+_THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")  # 34,560 or 1,024.5
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _SEPARATORS = re.compile(r"[\s,、;]+")
 
@@ -54,6 +55,8 @@ def _read(reply, kind):
     """The reply as the kind of answer asked for, or None if it cannot be read as one."""
     text = str(reply).translate(_FULL_WIDTH).strip()
     if kind in ("number", "whole"):
+        if _THOUSANDS.fullmatch(text):
+            text = text.replace(",", "")
         return float(text) if _NUMBER.fullmatch(text) and math.isfinite(float(text)) else None
     if kind == "shape":
         parts = [p for p in re.split(r"[\s,x*]+", text.strip("()[] ")) if p]

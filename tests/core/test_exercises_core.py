@@ -21,6 +21,7 @@ from lib.exercises import check, exercise, feedback, places
         ("0.3649", "mistake"),
         ("4.2e-1", "right"),
         ("0,42", "wrong"),  # a decimal comma is not read as a point
+        ("1,000.42", "wrong"),  # commas between thousands are read: 1000.42
         ("", "wrong"),
         ("abc", "wrong"),
         ("1_0", "wrong"),  # Python's float() would read 10
@@ -38,6 +39,8 @@ def test_a_mistake_is_named():
 
 def test_whole_numbers_shapes_and_words():
     assert check("7", 7) == ("right", None) and check("7.4", 7) == ("wrong", None) and check("7.0", 7)[0] == "right"
+    assert check("34,560", 34560)[0] == "right" and check("３４，５６０", 34560)[0] == "right"
+    assert check("3,4560", 34560)[0] == "wrong" and check("34,56", 3456)[0] == "wrong"
     for reply in ["(2, 7, 4)", "2, 7, 4", "2 × 7 × 4", "[2,7,4]", "2x7x4", "（2，7，4）"]:
         assert check(reply, (2, 7, 4), {"swapped": (2, 4, 7)}) == ("right", None), reply
     assert check("(2, 4, 7)", [2, 7, 4], {"swapped": [2, 4, 7]}) == ("mistake", "swapped")  # as JSON gives it back

@@ -150,6 +150,8 @@ def battery(data, rng):
         more += [repr(answer + half * 0.999), repr(answer - half * 0.999), repr(answer + half * 1.001)]
         more += [t.replace(".", "．").translate(str.maketrans("0123456789", "０１２３４５６７８９")) for t in typed[:1]]
         more += [t.replace(".", ",") for t in typed[:1]]
+    elif isinstance(answer, int):
+        more += [f"{answer:,}", f"{answer + 1000:,}"]  # commas between thousands
     elif isinstance(answer, list):
         more += [t.replace(", ", " × ") for t in typed] + [t.replace(", ", "，") for t in typed]
     return typed + more

@@ -6,6 +6,7 @@
 
 const FULL_WIDTH = { "０": "0", "１": "1", "２": "2", "３": "3", "４": "4", "５": "5", "６": "6", "７": "7", "８": "8",
   "９": "9", "．": ".", "，": ",", "－": "-", "（": "(", "）": ")", "×": "x", "−": "-" };
+const THOUSANDS = /^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?$/; // 34,560 or 1,024.5: commas between thousands
 const NUMBER = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 const SEPARATORS = /[\s,、;]+/;
 
@@ -18,7 +19,8 @@ export function kindOf(answer, text) {
 function read(reply, kind) {
   const text = String(reply).replace(/[０-９．，－（）×−]/g, (c) => FULL_WIDTH[c]).trim();
   if (kind === "number" || kind === "whole") {
-    return NUMBER.test(text) && Number.isFinite(Number(text)) ? Number(text) : null;
+    const plain = THOUSANDS.test(text) ? text.replaceAll(",", "") : text;
+    return NUMBER.test(plain) && Number.isFinite(Number(plain)) ? Number(plain) : null;
   }
   if (kind === "shape") {
     const parts = text.replace(/^[()[\] ]+|[()[\] ]+$/g, "").split(/[\s,x*]+/).filter(Boolean);
