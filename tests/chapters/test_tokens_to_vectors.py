@@ -167,3 +167,11 @@ def test_exercise_scaled_norm_of_cat():
     assert abs(values["cat_scaled_norm__unscaled"] - norm) < 1e-12
     assert abs(values["cat_scaled_norm__scaled_by_d_model"] - norm * 8) < 1e-12
     assert abs(values["cat_scaled_norm__divided"] - norm / math.sqrt(8)) < 1e-12
+
+
+def test_exercise_scaled_norm_of_cat_from_the_printed_row():
+    """The page prints x to three decimals; a reader who computes from those digits must land on the same answer."""
+    values = published("tokens_to_vectors/exercises")
+    printed = [round(c, 3) for c in embed(tokenize(SENTENCE))[RUNNING_WORDS.index("cat")]]
+    by_hand = math.sqrt(sum(c * c for c in printed)) * math.sqrt(8)
+    assert f"{by_hand:.2f}" == f"{values['cat_scaled_norm']:.2f}"
