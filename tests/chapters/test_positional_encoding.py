@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lib.attention import sinusoidal_positions
+from lib.running_example import SENTENCE, tokenize
 from support import REPO, positional_encoding, published, run_snippet
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "positional-encoding.md").read_text(encoding="utf-8"))
@@ -292,3 +293,59 @@ def test_the_orthogonality_error_is_named_for_the_matrix_it_measures():
     assert "m_5 = shift_matrix(5)" in source and "m_5.T @ m_5" in source
     assert "$M_5^\\top M_5 = I$ to within {{ positional_encoding.relative.rotation_orthogonal_error }}" in PAGE
     assert "$M_k$ is orthogonal ($M_k^\\top M_k = I$ to within" not in PAGE
+
+
+# ---------------------------------------------------------------- exercises
+
+
+def pe_row(p, d_model):
+    return [positional_encoding(p, dim, d_model) for dim in range(d_model)]
+
+
+def test_exercise_entry_past_the_printed_positions():
+    values = published("positional_encoding/exercises")
+    p, dim, d = values["entry_position"], values["entry_dimension"], values["d_model"]
+    assert d == 8 and dim % 2 == 0  # the solution says the dimension is even and holds a sine
+    angle = p / 10000 ** (2 * (dim // 2) / d)
+    assert abs(values["entry_angle"] - angle) < 1e-12
+    assert abs(values["entry"] - positional_encoding(p, dim, d)) < 1e-12
+    assert abs(values["entry__degrees"] - math.sin(angle * math.pi / 180)) < 1e-12
+    assert abs(values["entry__sin_cos_swapped"] - math.cos(angle)) < 1e-12
+    assert abs(values["entry__dimension_as_pair_index"] - math.sin(p / 10000 ** (2 * dim / d))) < 1e-12
+
+
+def test_exercise_wavelength_of_a_pair():
+    values = published("positional_encoding/exercises")
+    i, d = values["wavelength_pair"], values["d_model"]
+    sine = [positional_encoding(t, 2 * i, d) for t in range(1000)]
+    back = next(t for t in range(1, 999) if sine[t] < 0 <= sine[t + 1])  # the sine turns positive again
+    assert back < values["wavelength"] <= back + 1  # after one wavelength
+    assert abs(values["wavelength"] - 2 * math.pi * 10000 ** (2 * i / d)) < 1e-9
+    assert abs(values["wavelength_omega"] - 10000 ** (-2 * i / d)) < 1e-15
+    assert abs(values["wavelength__left_out_two_pi"] - 10000 ** (2 * i / d)) < 1e-9
+    assert abs(values["wavelength__frequency"] - 10000 ** (-2 * i / d)) < 1e-15
+    assert abs(values["wavelength__exponent_without_two"] - 2 * math.pi * 10000 ** (i / d)) < 1e-9
+
+
+def test_exercise_dot_product_of_two_printed_encodings():
+    values = published("positional_encoding/exercises")
+    p, q, d = values["dot_first"], values["dot_second"], values["d_model"]
+    assert max(p, q) < len(tokenize(SENTENCE))  # rows the page prints
+    assert values["dot_offset"] == q - p
+    a, b = pe_row(p, d), pe_row(q, d)
+    assert abs(values["dot"] - sum(x * y for x, y in zip(a, b))) < 1e-12
+    printed = sum(round(x, 3) * round(y, 3) for x, y in zip(a, b))  # the solution: the printed rows agree
+    assert f"{printed:.2f}" == f"{values['dot']:.2f}"
+    angles = [(p + q) / 10000 ** (2 * i / d) for i in range(d // 2)]
+    assert abs(values["dot__p_plus_q"] - sum(math.cos(x) for x in angles)) < 1e-12
+    assert abs(values["dot__cosine_per_dimension"] - 2 * values["dot"]) < 1e-12
+
+
+def test_exercise_norm_at_512():
+    values = published("positional_encoding/exercises")
+    d, p = values["norm_d_model"], values["norm_position"]
+    squared = sum(x * x for x in pe_row(p, d))
+    assert values["norm_pairs"] == d // 2 and abs(squared - d / 2) < 1e-9
+    assert abs(values["norm"] - math.sqrt(squared)) < 1e-12
+    assert abs(values["norm__squared"] - squared) < 1e-9
+    assert abs(values["norm__entries_of_size_one"] - math.sqrt(d)) < 1e-12

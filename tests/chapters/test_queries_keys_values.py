@@ -298,3 +298,56 @@ def test_tied_projections_still_let_a_word_attend_elsewhere_and_copy_mostly_only
     assert values["tied_self_weight_d32"] == pytest.approx(weight[32], abs=1e-9) and weight[32] > 0.8
     assert "what lets a word attend to something other than itself" not in flat_page("queries-keys-values.md")
     assert "只错过" not in flat_page("queries-keys-values.md", "docs-zh")
+
+
+# ---------------------------------------------------------------- exercises
+
+
+def test_exercise_shapes_with_a_narrower_d_k():
+    values = published("queries_keys_values/exercises")
+    n, d_model, d_k = len(TOKENS), len(embed(TOKENS)[0]), values["d_k"]
+    assert d_k != d_model and d_k != n  # otherwise a mistake could not be told apart
+    assert values["k_shape"] == [n, d_k]
+    assert values["k_shape__transposed"] == [d_k, n]
+    assert values["k_shape__weight_shape"] == [d_model, d_k]
+    assert values["scores_shape"] == [n, n]
+    assert values["scores_shape__other_way_round"] == [d_k, d_k]
+
+
+def test_exercise_scores_to_compute_when_tied():
+    values = published("queries_keys_values/exercises")
+    n = len(TOKENS)
+    cells = [(i, j) for i in range(n) for j in range(n)]
+    assert values["tied_scores"] == len({tuple(sorted(cell)) for cell in cells})  # s_ij and s_ji as one
+    assert values["tied_scores__ignored_symmetry"] == len(cells)
+    assert values["tied_scores__left_out_diagonal"] == len({tuple(sorted(c)) for c in cells if c[0] != c[1]})
+
+
+def test_exercise_weight_of_the_long_key_for_a_longer_query():
+    values = published("queries_keys_values/exercises")
+    factor = values["query_factor"]
+    a, b = (0.9, 0.3), (2.0, 2.0)  # the page's keys; the query is (1, 0)
+    s_a, s_b = factor * a[0], factor * b[0]
+    assert (values["score_a"], values["score_b"]) == pytest.approx((s_a, s_b), abs=1e-12)
+    assert values["weight_b"] == pytest.approx(math.exp(s_b) / (math.exp(s_a) + math.exp(s_b)), abs=1e-12)
+    assert values["weight_b__length_ignored"] == pytest.approx(softmax_row([a[0], b[0]])[1], abs=1e-12)
+    cos_a, cos_b = a[0] / math.hypot(*a), b[0] / math.hypot(*b)
+    assert values["weight_b__cosine_scores"] == pytest.approx(softmax_row([cos_a, cos_b])[1], abs=1e-12)
+    assert values["weight_b__weight_of_a"] == pytest.approx(1 - values["weight_b"], abs=1e-12)
+
+
+def test_exercise_what_a_new_w_v_changes():
+    """The loop oracle on the running sentence at the exercise's d_k, with the page's W_v and another one."""
+    values = published("queries_keys_values/exercises")
+    x = embed(TOKENS)
+    w_q, w_k, w_v = projection_weights(len(x[0]), values["d_k"])
+    other = np.random.default_rng(11).normal(size=w_v.shape)
+    q, k, v, v_other = (x @ w for w in (w_q, w_k, w_v, other))
+
+    def changed(first, second):
+        (out_a, weights_a), (out_b, weights_b) = first, second
+        moved = [not np.allclose(weights_a, weights_b), not np.allclose(out_a, out_b)]
+        return {(True, True): "both", (False, True): "output", (True, False): "weights"}[tuple(moved)]
+
+    assert values["new_w_v"] == changed(oracle_attention(q, k, v), oracle_attention(q, k, v_other))
+    assert values["new_w_v__both"] == changed(oracle_attention(q, v, v), oracle_attention(q, v_other, v_other))

@@ -5,6 +5,7 @@ Literature quoted on docs/tokens-to-vectors.md, recorded here: Vaswani et al., "
 section 5.1 (byte-pair encoding "which has a shared source-target vocabulary of about 37000 tokens").
 """
 
+import math
 import re
 
 import numpy as np
@@ -119,3 +120,58 @@ def test_the_stand_in_verdict_holds_only_for_a_stand_in_that_need_only_be_random
     assert "random vectors" in first and "pretraining" in first and "per position, not per word" in rest
     first_zh, _, rest_zh = claim.evidence_zh.partition("但")
     assert "“实际应来自预训练”" in first_zh and "按位置而不是按词抽取" in rest_zh
+
+
+# ---------------------------------------------------------------- exercises
+RUNNING_WORDS = ["The", "cat", "sat", "on", "the", "mat", "."]
+
+
+def test_exercise_words_of_ids():
+    """The ids read back by hand: sorted distinct lower-cased words; the mistakes number them otherwise."""
+    values = published("tokens_to_vectors/exercises")
+    sorted_words = sorted({w.lower() for w in RUNNING_WORDS})
+    appearance = []
+    for w in RUNNING_WORDS:
+        if w.lower() not in appearance:
+            appearance.append(w.lower())
+    ids = values["ids_asked"]
+    assert values["words_of_ids"] == [sorted_words[i] for i in ids]
+    assert values["words_of_ids__order_of_appearance"] == [appearance[i] for i in ids]
+    assert values["words_of_ids__counted_from_one"] == [sorted_words[i - 1] for i in ids]
+
+
+def test_exercise_one_hot_of_the_new_sentence():
+    values = published("tokens_to_vectors/exercises")
+    words = values["new_sentence"].replace(".", " .").split()  # words and the full stop
+    n, vocab, d = len(words), len({w.lower() for w in RUNNING_WORDS}), values["d_model"]
+    assert values["new_tokens"] == n and {w.lower() for w in words} <= {w.lower() for w in RUNNING_WORDS}
+    assert d == D_MODEL and vocab == published("tokens_to_vectors/embed")["vocab_size"]
+    assert values["one_hot_shape"] == [n, vocab]
+    assert values["one_hot_shape__transposed"] == [vocab, n]
+    assert values["one_hot_shape__vectors_shape"] == [n, d]
+    assert values["one_hot_macs"] == sum(1 for _ in range(n) for _ in range(vocab) for _ in range(d))
+    assert values["one_hot_macs__lookup_copies"] == n * d
+    assert values["one_hot_macs__left_out_d_model"] == n * vocab
+    assert values["distinct_rows"] == len({w.lower() for w in words})
+    assert values["distinct_rows__counted_tokens"] == n
+    assert values["distinct_rows__kept_case"] == len(set(words))
+
+
+def test_exercise_scaled_norm_of_cat():
+    values = published("tokens_to_vectors/exercises")
+    row = embed(tokenize(SENTENCE))[RUNNING_WORDS.index("cat")]
+    norm = math.sqrt(sum(c * c for c in row))
+    assert abs(values["cat_norm"] - norm) < 1e-12
+    assert abs(values["sqrt_d_model"] - math.sqrt(8)) < 1e-15
+    assert abs(values["cat_scaled_norm"] - norm * math.sqrt(8)) < 1e-12
+    assert abs(values["cat_scaled_norm__unscaled"] - norm) < 1e-12
+    assert abs(values["cat_scaled_norm__scaled_by_d_model"] - norm * 8) < 1e-12
+    assert abs(values["cat_scaled_norm__divided"] - norm / math.sqrt(8)) < 1e-12
+
+
+def test_exercise_scaled_norm_of_cat_from_the_printed_row():
+    """The page prints x to three decimals; a reader who computes from those digits must land on the same answer."""
+    values = published("tokens_to_vectors/exercises")
+    printed = [round(c, 3) for c in embed(tokenize(SENTENCE))[RUNNING_WORDS.index("cat")]]
+    by_hand = math.sqrt(sum(c * c for c in printed)) * math.sqrt(8)
+    assert f"{by_hand:.2f}" == f"{values['cat_scaled_norm']:.2f}"

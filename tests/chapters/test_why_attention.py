@@ -340,3 +340,43 @@ def test_khandelwal_is_cited_for_what_the_model_can_use_on_its_two_datasets():
     assert len(cells) >= 4
     for text in cells + [prose(PAGE), zh_page]:
         assert not re.search(r"LSTM language models? uses? about 200|使用大约 200|大约使用 200", text), text
+
+
+# ---------------------------------------------------------------- exercises
+
+
+def test_exercise_recurrent_steps_from_cat_to_the_end():
+    values = published("why_attention/exercises")
+    words = "The cat sat on the mat .".split()
+    start, end = words.index("cat"), len(words) - 1
+    assert (values["cat_position"], values["end_position"]) == (start, end)
+    assert values["cat_end_steps"] == sum(1 for _ in range(start, end))  # one step per move
+    assert values["cat_end_steps__counted_words_between"] == len(words[start + 1 : end])
+    assert values["cat_end_steps__counted_words"] == len(words[start : end + 1])
+
+
+def test_exercise_convolution_layers_are_what_the_chapters_stacks_count():
+    """The answers against path_length.py's own stacks, followed layer by layer; the mistakes by plain loops."""
+    values, ns = published("why_attention/exercises"), run_snippet("why_attention/path_length")
+    steps, conv, k = ns["steps_to_connect"], ns["causal_conv"], values["kernel"]
+    n = values["contiguous_length"]
+    assert values["contiguous_layers"] == steps(n, [conv(n, k)] * n)
+    assert values["contiguous_layers__reach_without_first"] == next(m for m in range(1, n) if m * (k - 1) >= n)
+    assert values["contiguous_layers__n_over_k"] == -(-n // k)
+    m = values["contiguous_layers"]
+    assert (values["contiguous_reach_before"], values["contiguous_reach"]) == (1 + (m - 1) * (k - 1), 1 + m * (k - 1))
+    n = values["dilated_length"]
+    assert values["dilated_layers"] == steps(n, (conv(n, k, dilation=min(k**layer, n)) for layer in range(n)))
+    assert values["dilated_layers__rounded_down"] == smallest_power_reaching(k, n) - 1  # n is not a power of k
+    assert values["dilated_layers__contiguous_stack"] == -(-(n - 1) // (k - 1))
+    m = values["dilated_layers"]
+    assert (values["dilated_reach_before"], values["dilated_reach"]) == (k ** (m - 1), k**m)
+
+
+def test_exercise_weights_of_one_attention_layer():
+    values = published("why_attention/exercises")
+    n = values["weights_length"]
+    pairs = [(i, j) for i in range(n) for j in range(n)]
+    assert values["weights_count"] == len(pairs)
+    assert values["weights_count__pairs_once"] == sum(1 for i, j in pairs if i < j)
+    assert values["weights_count__left_out_self"] == sum(1 for i, j in pairs if i != j)
