@@ -187,23 +187,6 @@ def test_batched_equals_alone_up_to_rounding_not_exactly():
 EXERCISES = published("full_layer/exercises")
 
 
-def exercise_mistakes(page):
-    """{exercise name: sorted mistake names} as a page's exercises section marks them up."""
-    blocks = re.split(r'<div class="exercise" data-exercise="full_layer\.exercises\.', page)[1:]
-    return {block.split('"')[0]: sorted(re.findall(r'data-mistake="([a-z0-9_]+)"', block)) for block in blocks}
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_each_exercise_shows_the_mistakes_it_publishes(folder):
-    published_mistakes = {}
-    for name in EXERCISES:
-        exercise, _, mistake = name.partition("__")
-        if mistake:
-            published_mistakes.setdefault(exercise, []).append(mistake)
-    marked = exercise_mistakes((REPO / folder / "full-layer.md").read_text(encoding="utf-8"))
-    assert marked == {exercise: sorted(mistakes) for exercise, mistakes in published_mistakes.items()}
-
-
 def test_the_exercises_use_the_chapters_batch_and_fourth_sentence(layer):
     assert run_snippet("full_layer/exercises")["SENTENCES"] == layer["SENTENCES"]
     fourth = EXERCISES["fourth_sentence"]

@@ -6,7 +6,6 @@ docs/generated/multi_head/*/values.json.
 """
 
 import math
-import re
 
 import numpy as np
 import pytest
@@ -232,23 +231,6 @@ def test_w_o_mixes_the_heads():
 
 # ------------------------------------------------------------------ the exercises (snippets/multi_head/exercises.py)
 EXERCISES = published("multi_head/exercises")
-
-
-def exercise_mistakes(page):
-    """{exercise name: sorted mistake names} as a page's exercises section marks them up."""
-    blocks = re.split(r'<div class="exercise" data-exercise="multi_head\.exercises\.', page)[1:]
-    return {block.split('"')[0]: sorted(re.findall(r'data-mistake="([a-z0-9_]+)"', block)) for block in blocks}
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_each_exercise_shows_the_mistakes_it_publishes(folder):
-    published_mistakes = {}
-    for name in EXERCISES:
-        exercise, _, mistake = name.partition("__")
-        if mistake:
-            published_mistakes.setdefault(exercise, []).append(mistake)
-    marked = exercise_mistakes((REPO / folder / "multi-head.md").read_text(encoding="utf-8"))
-    assert marked == {exercise: sorted(mistakes) for exercise, mistakes in published_mistakes.items()}
 
 
 def test_exercise_split_shape_with_four_heads():

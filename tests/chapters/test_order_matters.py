@@ -172,23 +172,6 @@ def test_intuition_names_the_causal_mask_exception():
 EXERCISES = published("order_matters/exercises")
 
 
-def exercise_mistakes(page):
-    """{exercise name: [mistake names]} as a page's exercises section marks them up."""
-    blocks = re.split(r'<div class="exercise" data-exercise="order_matters\.exercises\.', page)[1:]
-    return {block.split('"')[0]: sorted(re.findall(r'data-mistake="([a-z0-9_]+)"', block)) for block in blocks}
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_each_exercise_shows_the_mistakes_it_publishes(folder):
-    marked = exercise_mistakes((REPO / folder / "order-matters.md").read_text(encoding="utf-8"))
-    published_mistakes = {}
-    for name in EXERCISES:
-        exercise, _, mistake = name.partition("__")
-        if mistake:
-            published_mistakes.setdefault(exercise, []).append(mistake)
-    assert marked == {exercise: sorted(mistakes) for exercise, mistakes in published_mistakes.items()}
-
-
 def running_tokens_and_x():
     from lib.running_example import SENTENCE, embed, projection_weights, tokenize
 

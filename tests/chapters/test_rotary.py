@@ -3,7 +3,6 @@ definitions (rotations by math.cos and math.sin, counts by loops), not through a
 
 import json
 import math
-import re
 
 import numpy as np
 import pytest
@@ -224,23 +223,6 @@ def test_the_ntk_base_is_cited_as_reported_by_yarn():
 
 # ------------------------------------------------------------------ the exercises (snippets/rotary/exercises.py)
 EXERCISES = published("rotary/exercises")
-
-
-def exercise_mistakes(page):
-    """{exercise name: sorted mistake names} as a page's exercises section marks them up."""
-    blocks = re.split(r'<div class="exercise" data-exercise="rotary\.exercises\.', page)[1:]
-    return {block.split('"')[0]: sorted(re.findall(r'data-mistake="([a-z0-9_]+)"', block)) for block in blocks}
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_each_exercise_shows_the_mistakes_it_publishes(folder):
-    published_mistakes = {}
-    for name in EXERCISES:
-        exercise, _, mistake = name.partition("__")
-        if mistake:
-            published_mistakes.setdefault(exercise, []).append(mistake)
-    marked = exercise_mistakes((REPO / folder / "rotary.md").read_text(encoding="utf-8"))
-    assert marked == {exercise: sorted(mistakes) for exercise, mistakes in published_mistakes.items()}
 
 
 def test_exercise_offset_score_is_the_cosine_of_the_offset():
