@@ -13,8 +13,9 @@ The kind of an answer follows its type:
   decimal asked is that number, so 0.415 and 0.42 both match 0.4162 asked to two decimals;
 - an int: a whole number, exactly (a number may be written with commas between thousands: 34,560);
 - a tuple of ints (or a list, as JSON gives it back): a shape, written "(2, 7, 4)", "2, 7, 4" or "2 × 7 × 4";
-- a list of str: words in order (tokens, options), separated by commas, spaces or Chinese commas;
-- a str: one word, the key of the option the page lists (case matters: "The" is not "the").
+- a list of str: words in order (tokens), separated by commas, spaces or Chinese commas, quoted or not; case
+  matters ("The" is not "the");
+- a str: one word, the key of the option the page lists, in any case (a number as its value: -1e4 or -10000).
 """
 
 import math
@@ -26,6 +27,7 @@ _FULL_WIDTH = str.maketrans("０１２３４５６７８９．，－（）×−"
 _THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")  # 34,560 or 1,024.5
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _SEPARATORS = re.compile(r"[\s,、;]+")
+_QUOTES = "'\"“”‘’"
 
 
 def _kind(answer):
@@ -59,12 +61,18 @@ def _read(reply, kind):
             text = text.replace(",", "")
         return float(text) if _NUMBER.fullmatch(text) and math.isfinite(float(text)) else None
     if kind == "shape":
-        parts = [p for p in re.split(r"[\s,x*]+", text.strip("()[] ")) if p]
+        parts = [p for p in re.split(r"[\s,x*、]+", text.strip("()[] ")) if p]
         return tuple(int(p) for p in parts) if parts and all(re.fullmatch("[0-9]+", p) for p in parts) else None
-    words = [w for w in _SEPARATORS.split(text.strip("[]")) if w]
+    words = [w.strip(_QUOTES) for w in _SEPARATORS.split(text.strip("[]"))]  # 'the' or “the” as written in prose
+    words = [w for w in words if w]
     if kind == "word":
         return words[0] if len(words) == 1 else None
     return words or None
+
+
+def _option(word):
+    """An option as compared: a number by its value (-1e4 is -10000.0), a word in any case (Output is output)."""
+    return float(word) if _NUMBER.fullmatch(word) else word.lower()
 
 
 def _same(read, target, kind, decimals):
@@ -72,6 +80,8 @@ def _same(read, target, kind, decimals):
         return abs(read - target) <= 0.5 * 10**-decimals + 1e-12
     if kind == "whole":
         return read == target
+    if kind == "word":
+        return _option(read) == _option(target)
     return read == (tuple(target) if kind == "shape" else target)
 
 

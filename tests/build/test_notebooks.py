@@ -119,7 +119,20 @@ def test_notebook_runs_alone_and_prints_what_the_page_shows(executed, stem):
 
 
 def code_cells(notebook):
-    return [cell for cell in notebook.cells if cell.cell_type == "code"]
+    """The code cells before the exercises (their cells carry the edition's words: compared apart)."""
+    cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    first = next((n for n, cell in enumerate(cells) if "EXERCISES = " in cell.source), len(cells))
+    return cells[:first]
+
+
+def exercise_data(notebook):
+    """{exercise: (answer, its text, mistakes)} the notebook's exercise cell checks replies against."""
+    cell = next((cell for cell in notebook.cells if "EXERCISES = " in cell.source), None)
+    if cell is None:
+        return {}
+    scope = {}
+    exec(cell.source.partition("EXERCISES = ")[2].partition("\n\n\n")[0].join(["data = ", ""]), scope)
+    return {name: (e["answer"], e["text"], e["mistakes"]) for name, e in scope["data"].items()}
 
 
 @pytest.mark.parametrize("chinese", CHINESE, ids=[path.stem for path in CHINESE])
@@ -129,6 +142,7 @@ def test_chinese_notebooks_have_the_english_code_and_outputs(chinese):
     english = nbformat.read(PROJECT.notebooks / chinese.name, as_version=4)
     translated = nbformat.read(chinese, as_version=4)
     assert [c.source for c in code_cells(translated)] == [c.source for c in code_cells(english)]
+    assert exercise_data(translated) == exercise_data(english), f"{chinese.stem}: the exercises' answers differ"
     snippets = iter(chapter_snippets((EDITIONS["en"] / f"{chinese.stem}.md").read_text(encoding="utf-8")))
     for before, ours, theirs in zip([None, *code_cells(english)], code_cells(translated), code_cells(english)):
         snippet = next(snippets) if before is not None and before.source == "fresh_start()" else None

@@ -47,8 +47,13 @@ def test_whole_numbers_shapes_and_words():
     assert check("(2, 7)", (2, 7, 4))[0] == "wrong" and check("(2, 7, 4.5)", (2, 7, 4))[0] == "wrong"
     assert check("The, cat", ["The", "cat"])[0] == "right" and check("The、cat", ["The", "cat"])[0] == "right"
     assert check("cat The", ["The", "cat"])[0] == "wrong"  # order matters
-    assert check("causal", "causal")[0] == "right" and check("Causal", "causal")[0] == "wrong"
-    assert check("causal padding", "causal")[0] == "wrong"
+    assert check("['The', 'cat']", ["The", "cat"])[0] == "right"  # a Python list, as a notebook reader passes it
+    assert check("“The”、“cat”", ["The", "cat"])[0] == "right"  # quoted as Chinese prose quotes words
+    assert check("the, cat", ["The", "cat"])[0] == "wrong"  # tokens: case matters
+    assert check("2、7、4", (2, 7, 4))[0] == "right"
+    assert check("causal", "causal")[0] == "right" and check("Causal", "causal")[0] == "right"  # an option: any case
+    assert check(-1e4, "-1e4")[0] == "right" and check("-10000", "-1e4")[0] == "right"  # a number option: its value
+    assert check("-1e9", "-1e4")[0] == "wrong" and check("causal padding", "causal")[0] == "wrong"
 
 
 def test_places_are_the_decimals_of_the_published_text():

@@ -152,8 +152,12 @@ def battery(data, rng):
         more += [t.replace(".", ",") for t in typed[:1]]
     elif isinstance(answer, int):
         more += [f"{answer:,}", f"{answer + 1000:,}"]  # commas between thousands
+    elif isinstance(answer, list) and all(isinstance(n, int) for n in answer):
+        more += [t.replace(", ", " × ") for t in typed] + [t.replace(", ", "、") for t in typed]
     elif isinstance(answer, list):
-        more += [t.replace(", ", " × ") for t in typed] + [t.replace(", ", "，") for t in typed]
+        more += [str(answer), "、".join(f"“{w}”" for w in answer), ", ".join(answer).lower(), ", ".join(answer[::-1])]
+    else:
+        more += [answer.upper(), f"“{answer}”"]
     return typed + more
 
 

@@ -9,6 +9,7 @@ const FULL_WIDTH = { "０": "0", "１": "1", "２": "2", "３": "3", "４": "4",
 const THOUSANDS = /^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?$/; // 34,560 or 1,024.5: commas between thousands
 const NUMBER = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 const SEPARATORS = /[\s,、;]+/;
+const QUOTES = /^['"“”‘’]+|['"“”‘’]+$/g;
 
 export function kindOf(answer, text) {
   if (typeof answer === "number") return text.includes(".") ? "number" : "whole";
@@ -23,16 +24,21 @@ function read(reply, kind) {
     return NUMBER.test(plain) && Number.isFinite(Number(plain)) ? Number(plain) : null;
   }
   if (kind === "shape") {
-    const parts = text.replace(/^[()[\] ]+|[()[\] ]+$/g, "").split(/[\s,x*]+/).filter(Boolean);
+    const parts = text.replace(/^[()[\] ]+|[()[\] ]+$/g, "").split(/[\s,x*、]+/).filter(Boolean);
     return parts.length && parts.every((p) => /^[0-9]+$/.test(p)) ? parts.map(Number) : null;
   }
-  const words = text.replace(/^[[\]]+|[[\]]+$/g, "").split(SEPARATORS).filter(Boolean);
+  const words = text.replace(/^[[\]]+|[[\]]+$/g, "").split(SEPARATORS).map((w) => w.replace(QUOTES, ""))
+    .filter(Boolean); // 'the' or “the” as written in prose
   if (kind === "word") return words.length === 1 ? words[0] : null;
   return words.length ? words : null;
 }
 
+// An option as compared: a number by its value (-1e4 is -10000.0), a word in any case (Output is output).
+const option = (word) => (NUMBER.test(word) ? Number(word) : word.toLowerCase());
+
 function same(reply, target, kind, decimals) {
   if (kind === "number") return Math.abs(reply - target) <= 0.5 * 10 ** -decimals + 1e-12;
+  if (kind === "word") return option(reply) === option(target);
   if (kind === "shape" || kind === "words") return reply.length === target.length && reply.every((x, i) => x === target[i]);
   return reply === target;
 }
@@ -56,7 +62,7 @@ export default function mountExercise(element) {
   form.className = "exercise-form";
   const label = Object.assign(document.createElement("label"), { htmlFor: id, textContent: words.answer });
   const input = Object.assign(document.createElement("input"), { id, type: "text", autocomplete: "off",
-    spellcheck: false });
+    spellcheck: false, autocapitalize: "off" });
   if (typeof data.answer === "number") input.inputMode = "decimal";
   const button = Object.assign(document.createElement("button"), { type: "submit", textContent: words.check });
   const result = Object.assign(document.createElement("div"), { className: "exercise-result" });
