@@ -62,7 +62,12 @@ q = split_heads(h @ cross_w[0], n_heads)  # (B, h, L_q, d_head)
 k, v = source_keys_values(memory, cross_w[1], cross_w[2], n_heads)  # each (B, h, L_k, d_head)
 d_head = D_MODEL // n_heads
 raw = np.round(q[1, 1, 0] @ k[1, 1].T, 2)  # (L_k,): what the question gives, rounded as it shows them
-value("raw_scores", raw.tolist(), "(" + ", ".join(["{:.2f}"] * l_k).format(*raw) + ")")
+def vector_text(x, fmt):
+    """A vector as the prose shows it, (0.09, 0.12, ...); the Chinese prose shows it as code."""
+    return "(" + ", ".join([fmt] * len(x)).format(*x) + ")"
+
+
+value("raw_scores", raw.tolist(), vector_text(raw, "{:.2f}"), zh=f"`{vector_text(raw, '{:.2f}')}`")
 value("d_head", d_head)
 value("sqrt_d_head", np.sqrt(d_head), "{:g}")
 value("source_2_length", int(lengths[1]))
@@ -72,8 +77,9 @@ unscaled = softmax(np.where(real, raw, -np.inf))  # the score not divided by sqr
 unmasked = softmax(raw / np.sqrt(d_head))  # the pads keep their scores
 causal_across = softmax(np.where(causal_mask(l_k)[0], raw / np.sqrt(d_head), -np.inf))  # query 0 sees key 0 only
 scaled = raw[real] / np.sqrt(d_head)  # (4,): the real words' scores, divided by sqrt(d_head)
-value("scaled_scores", scaled.tolist(), "(" + ", ".join(["{:.3f}"] * len(scaled)).format(*scaled) + ")")
-value("weights", right[real].tolist(), "(" + ", ".join(["{:.3f}"] * len(scaled)).format(*right[real]) + ")")
+value("scaled_scores", scaled.tolist(), vector_text(scaled, "{:.3f}"), zh=f"`{vector_text(scaled, '{:.3f}')}`")
+value("weights", right[real].tolist(), vector_text(right[real], "{:.3f}"),
+      zh=f"`{vector_text(right[real], '{:.3f}')}`")
 exercise("weight_on_the", float(right[0]), "{:.2f}", mistakes={
     "no_scale": float(unscaled[0]),
     "no_mask": float(unmasked[0]),
