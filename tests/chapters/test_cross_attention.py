@@ -211,8 +211,10 @@ def test_exercise_mask_against_loops_over_each_option():
             for head in range(n_heads):
                 cols = slice(head * d_head, (head + 1) * d_head)
                 _, weights = oracle_attention(
-                    (h[b] @ w[0][:, cols]).tolist(), (memory[b] @ w[1][:, cols]).tolist(),
-                    (memory[b] @ w[2][:, cols]).tolist(), [[allowed(b, i, j) for j in range(l_k)] for i in range(l_q)],
+                    (h[b] @ w[0][:, cols]).tolist(),
+                    (memory[b] @ w[1][:, cols]).tolist(),
+                    (memory[b] @ w[2][:, cols]).tolist(),
+                    [[allowed(b, i, j) for j in range(l_k)] for i in range(l_q)],
                 )
                 pads_empty = all(row[j] == 0 for row in weights for j in range(lengths[b], l_k))
                 ok &= pads_empty and all(weights[0][j] > 0 for j in range(lengths[b]))
