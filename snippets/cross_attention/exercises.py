@@ -48,6 +48,7 @@ k_wide, _ = source_keys_values(memory, cross_w[1], cross_w[2], wide)  # (B, 4, L
 k_from_target, _ = source_keys_values(h, cross_w[1], cross_w[2], wide)  # keys from the target: (B, 4, L_q, d_head)
 not_transposed = (memory @ cross_w[1]).reshape(*memory.shape[:2], wide, D_MODEL // wide)  # (B, L_k, 4, d_head)
 whole_width = np.repeat((memory @ cross_w[1])[:, None], wide, axis=1)  # every head the whole d_model wide
+value("heads_wide", wide)
 value("d_model", D_MODEL)
 value("d_head_wide", D_MODEL // wide)
 exercise("keys_shape", tuple(int(n) for n in k_wide.shape), mistakes={

@@ -157,7 +157,8 @@ def exercise_values():
 
 def test_exercise_keys_shape_and_its_mistakes():
     sizes, values = published("cross_attention/attend"), exercise_values()
-    b, l_q, l_k, heads, d_model = sizes["batch_size"], sizes["l_q"], sizes["l_k"], 4, 8
+    b, l_q, l_k, heads, d_model = sizes["batch_size"], sizes["l_q"], sizes["l_k"], values["heads_wide"], 8
+    assert heads != sizes["n_heads"] and values["d_model"] == d_model and values["d_head_wide"] == d_model // heads
     assert values["keys_shape"] == [b, heads, l_k, d_model // heads]
     assert values["keys_shape__keys_from_target"] == [b, heads, l_q, d_model // heads]
     assert values["keys_shape__no_transpose"] == [b, l_k, heads, d_model // heads]
