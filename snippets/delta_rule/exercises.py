@@ -88,3 +88,19 @@ exercise("hybrid_mib", stack_mib(v_heads, cache, n_full, n_linear), mistakes={
     "keys_only": stack_mib(v_heads, cache // 2, n_full, n_linear),  # the cache's values forgotten
     "all_full": stack_mib(v_heads, cache, layers, 0),  # every layer counted as full attention
 })
+
+# Exercise 4: with 4 KV heads instead of 2 in the full-attention layers, the length at which one full layer's cache
+# equals one linear layer's state.
+more_kv_heads = 4
+value("more_kv_heads", more_kv_heads)
+per_state = state_entries(v_heads, d_k, d_v)
+value("per_state", per_state)
+value("per_token_more", kv_cache_entries(more_kv_heads, head_dim, 1))
+exercise(
+    "break_even",
+    per_state // kv_cache_entries(more_kv_heads, head_dim, 1),
+    mistakes={
+        "keys_only": per_state // (kv_cache_entries(more_kv_heads, head_dim, 1) // 2),  # the cache's values forgotten
+        "key_heads": state_entries(k_heads, d_k, d_v) // kv_cache_entries(more_kv_heads, head_dim, 1),
+    },
+)

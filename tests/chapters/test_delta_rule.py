@@ -255,3 +255,15 @@ def test_exercise_hybrid_mib_and_its_mistakes():
     assert values["hybrid_mib__key_heads"] * mib == 2 * (linear * by_key_head + full * per_token * length)
     assert values["hybrid_mib__keys_only"] * mib == 2 * (linear * state + full * per_token // 2 * length)
     assert values["hybrid_mib__all_full"] * mib == 2 * layers * per_token * length
+
+
+def test_exercise_break_even_and_its_mistakes():
+    values, memory = published("delta_rule/exercises"), published("delta_rule/memory")
+    heads, width = values["more_kv_heads"], memory["qwen_head_dim"]
+    assert heads != memory["qwen_kv_heads"] and values["per_state"] == memory["qwen_state_numbers"]
+    per_token = 2 * heads * width  # a key and a value per KV head
+    assert values["per_token_more"] == per_token
+    assert values["break_even"] == memory["qwen_state_numbers"] // per_token < memory["qwen_break_even"]
+    assert values["break_even__keys_only"] == memory["qwen_state_numbers"] // (heads * width)
+    by_key_head = memory["qwen_state_numbers"] * memory["qwen_linear_k_heads"] // memory["qwen_linear_v_heads"]
+    assert values["break_even__key_heads"] == by_key_head // per_token
