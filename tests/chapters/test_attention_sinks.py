@@ -4,7 +4,8 @@ G-15 to G-17 that link to it.
 
 Oracles: the sink softmax written out one number at a time, the eviction groups and the task's targets found by
 plain loops over positions, the QK-norm bound on random vectors. The identities themselves are checked on random
-shapes, masks and sinks in tests/core/test_sinks.py, the model's gradients in tests/core/test_sink_model.py.
+shapes, masks and sinks in tests/core/test_sinks.py, the model's gradients in tests/core/test_sink_model.py. The
+exercises are checked against arithmetic and loops written out.
 """
 
 import ast
@@ -677,3 +678,48 @@ def test_a_sink_forms_on_seeds_the_page_does_not_show(seed):
     start, end = history[0]["first"][1, head], history[-1]["first"][1, head]
     assert end > 0.5 and end > 3 * start, (seed, start, end)
     assert history[-1]["accuracy"].min() == 1.0
+
+
+# ------------------------------------------------------------------ the exercises, against arithmetic and loops
+def exercise_values():
+    return published("attention_sinks/exercises")
+
+
+def test_exercise_sink_weight_and_its_mistakes():
+    values, example = exercise_values(), run_snippet("attention_sinks/identities")
+    shown = values["last_scores"]
+    assert all(abs(x - s) <= 0.005 + 1e-12 for x, s in zip(example["scores"][0, -1], shown, strict=True))
+    total = sum(math.exp(x) for x in shown)
+    assert values["exp_sum"] == pytest.approx(total, rel=1e-12)
+    assert values["sink_weight"] == pytest.approx(1 / (1 + total), rel=1e-12)
+    top = max(shown)
+    assert values["sink_weight__after_max"] == pytest.approx(1 / (1 + sum(math.exp(x - top) for x in shown)), rel=1e-12)
+    assert values["sink_weight__query_axis"] == pytest.approx(0.0, abs=1e-12)  # the row sums to 1: nothing to the sink
+
+
+def test_exercise_cache_positions_and_its_mistakes():
+    values = exercise_values()
+    window, query = values["window"], values["query"]
+    assert window == published("attention_sinks/eviction")["window"] and query >= window  # BOS gone without the fix
+    recent = [j for j in range(query + 1) if query - j < window - 1]  # the last W - 1 positions, the query's own too
+    assert values["cache_positions"] == [0, *recent]
+    assert values["cache_positions__no_sink"] == [j for j in range(query + 1) if query - j < window]
+    assert values["cache_positions__one_too_long"] == [0, *[j for j in range(query + 1) if query - j < window]]
+    assert values["cache_positions__without_itself"] == [0, *[j for j in range(query) if query - j < window]]
+
+
+def test_exercise_qk_bound_and_its_mistakes():
+    values = exercise_values()
+    d_head = values["model_d_head"]
+    assert d_head == CONFIG["d_model"] // CONFIG["n_heads"]
+    assert values["qk_bound"] == pytest.approx(math.sqrt(d_head), rel=1e-5)  # up to QK-norm's epsilon
+    assert values["qk_bound__no_scale"] == pytest.approx(d_head, rel=1e-5)
+    assert values["qk_bound__unit_length"] == pytest.approx(1 / math.sqrt(d_head), rel=1e-12)
+
+
+def test_exercise_uniform_bos_and_its_mistakes():
+    values = exercise_values()
+    position, length = values["position"], published("attention_sinks/forming")["seq_len"]
+    assert values["uniform_bos"] == pytest.approx(1 / (position + 1), rel=1e-12)
+    assert values["uniform_bos__without_itself"] == pytest.approx(1 / position, rel=1e-12)
+    assert values["uniform_bos__all_keys"] == pytest.approx(1 / length, rel=1e-12)

@@ -1,5 +1,7 @@
 """The cross-attention chapter: cross-attention against plain loops, the source padding mask, its shapes and errors,
-and the source's keys and values computed once while the target is generated."""
+the source's keys and values computed once while the target is generated, and the exercises against oracles."""
+
+import math
 
 import numpy as np
 import pytest
@@ -146,3 +148,88 @@ def test_the_page_quotes_the_paper_and_labels_the_axes():
     )
     assert '"all of the keys, values and queries come from the same place"' in page
     assert "queries from the target as rows, keys from the source as columns" in page
+
+
+# ------------------------------------------------------------------ the exercises, against oracles of their own
+def exercise_values():
+    return published("cross_attention/exercises")
+
+
+def test_exercise_keys_shape_and_its_mistakes():
+    sizes, values = published("cross_attention/attend"), exercise_values()
+    b, l_q, l_k, heads, d_model = sizes["batch_size"], sizes["l_q"], sizes["l_k"], values["heads_wide"], 8
+    assert heads != sizes["n_heads"] and values["d_model"] == d_model and values["d_head_wide"] == d_model // heads
+    assert values["keys_shape"] == [b, heads, l_k, d_model // heads]
+    assert values["keys_shape__keys_from_target"] == [b, heads, l_q, d_model // heads]
+    assert values["keys_shape__no_transpose"] == [b, l_k, heads, d_model // heads]
+    assert values["keys_shape__whole_width"] == [b, heads, l_k, d_model]
+
+
+def softmax_of(scores):
+    """Softmax of a list of floats (-inf for hidden keys), written out."""
+    top = max(scores)
+    exps = [math.exp(s - top) for s in scores]
+    return [e / sum(exps) for e in exps]
+
+
+def test_exercise_weight_on_the_and_its_mistakes():
+    snippet, values = run_snippet("cross_attention/attend"), exercise_values()
+    h, memory, w, n_heads = snippet["h"], snippet["memory"], snippet["cross_w"], snippet["n_heads"]
+    d_head = 8 // n_heads
+    cols = slice(d_head, 2 * d_head)  # head 2
+    q = (h[1, 0] @ w[0][:, cols]).tolist()  # sentence 2's first target word, head 2
+    keys = (memory[1] @ w[1][:, cols]).tolist()
+    raw = [sum(a * b for a, b in zip(q, key)) for key in keys]
+    assert all(abs(r - shown) <= 0.005 + 1e-12 for r, shown in zip(raw, values["raw_scores"], strict=True))
+    shown, real = values["raw_scores"], published("cross_attention/attend")["source_2_length"]
+    hidden = [j >= real for j in range(len(shown))]
+    scaled = [-math.inf if pad else s / math.sqrt(d_head) for s, pad in zip(shown, hidden)]
+    assert values["weight_on_the"] == pytest.approx(softmax_of(scaled)[0], abs=1e-12)
+    unscaled = [-math.inf if pad else s for s, pad in zip(shown, hidden)]
+    assert values["weight_on_the__no_scale"] == pytest.approx(softmax_of(unscaled)[0], abs=1e-12)
+    assert values["weight_on_the__no_mask"] == pytest.approx(
+        softmax_of([s / math.sqrt(d_head) for s in shown])[0], abs=1e-12
+    )
+    assert values["weight_on_the__causal_mask"] == 1.0  # the first query sees the first source word alone
+    assert values["weights"] == pytest.approx(softmax_of(scaled)[:real], abs=1e-12)
+
+
+def test_exercise_mask_against_loops_over_each_option():
+    snippet, values = run_snippet("cross_attention/attend"), exercise_values()
+    h, memory, w, lengths = snippet["h"], snippet["memory"], snippet["cross_w"], snippet["lengths"]
+    n_heads, l_q, l_k = snippet["n_heads"], snippet["l_q"], snippet["l_k"]
+    d_head = 8 // n_heads
+    options = {
+        "none": lambda b, i, j: True,
+        "causal": lambda b, i, j: j <= i,
+        "padding": lambda b, i, j: j < lengths[b],
+        "both": lambda b, i, j: j <= i and j < lengths[b],
+    }
+    works = {}
+    for option, allowed in options.items():
+        ok = True
+        for b in range(len(lengths)):
+            for head in range(n_heads):
+                cols = slice(head * d_head, (head + 1) * d_head)
+                _, weights = oracle_attention(
+                    (h[b] @ w[0][:, cols]).tolist(),
+                    (memory[b] @ w[1][:, cols]).tolist(),
+                    (memory[b] @ w[2][:, cols]).tolist(),
+                    [[allowed(b, i, j) for j in range(l_k)] for i in range(l_q)],
+                )
+                pads_empty = all(row[j] == 0 for row in weights for j in range(lengths[b], l_k))
+                ok &= pads_empty and all(weights[0][j] > 0 for j in range(lengths[b]))
+        works[option] = ok
+    assert [option for option, ok in works.items() if ok] == [values["mask"]]
+    mistakes = {key.split("__")[1]: v for key, v in values.items() if key.startswith("mask__")}
+    assert mistakes == {option: option for option, ok in works.items() if not ok}
+
+
+def test_exercise_saved_multiply_adds():
+    decode, values = published("cross_attention/decode"), exercise_values()
+    l_k, d, steps = values["decode_l_k"], values["decode_d_model"], values["long_target"]
+    assert (l_k, d) == (decode["l_k"], decode["d_model"])  # the generation example's sizes
+    assert values["saved"] == (steps - 1) * 2 * l_k * d * d
+    assert values["saved__keys_only"] == (steps - 1) * l_k * d * d
+    assert values["saved__every_step"] == steps * 2 * l_k * d * d
+    assert values["one_round"] == 2 * l_k * d * d

@@ -1,6 +1,6 @@
 """The delta-rule chapter: each sentence that states a comparison, a trend or a quantifier, checked against the
 published values, tables and printed outputs of snippets/delta_rule/ (recomputed from the curves where a sentence
-summarises them)."""
+summarises them); its exercises against arithmetic by hand."""
 
 import re
 
@@ -220,3 +220,50 @@ def test_the_toy_state_is_smaller_than_the_toy_cache():
     m = published(MEMORY)
     assert m["toy_state_bytes"] < m["toy_cache_bytes"]
     assert "at any length" in section_output(MEMORY, "toy")
+
+
+# ------------------------------------------------------------------ the exercises, against arithmetic by hand
+def test_exercise_partial_write_and_its_mistakes():
+    values, example = published("delta_rule/exercises"), published("delta_rule/identities")
+    (_, old), (_, new), beta = example["first_value"], example["second_value"], values["beta_second"]
+    assert (values["old_second"], values["new_second"]) == (old, new)
+    assert values["partial_write"] == pytest.approx(old + beta * (new - old), abs=1e-12)  # moves a share beta
+    assert values["partial_write__no_erase"] == pytest.approx(old + beta * new, abs=1e-12)
+    assert values["partial_write__beta_kept"] == pytest.approx(old + (1 - beta) * (new - old), abs=1e-12)
+    assert values["partial_write__plain_sum"] == pytest.approx(old + new, abs=1e-12)
+
+
+def test_exercise_gated_write_and_its_mistakes():
+    values, example = published("delta_rule/exercises"), published("delta_rule/identities")
+    (old, _), (new, _), alpha = example["first_value"], example["second_value"], values["alpha_second"]
+    assert (values["old_first"], values["new_first"]) == (old, new)
+    decayed = alpha * old  # the key's row after the gate
+    assert values["gated_write"] == pytest.approx(decayed + (new - decayed), abs=1e-12)
+    assert values["gated_write__read_before_decay"] == pytest.approx(decayed + (new - old), abs=1e-12)
+    assert values["gated_write__decay_after_write"] == pytest.approx(alpha * (old + (new - old)), abs=1e-12)
+
+
+def test_exercise_hybrid_mib_and_its_mistakes():
+    values, memory = published("delta_rule/exercises"), published("delta_rule/memory")
+    length, mib = values["length"], 2**20
+    linear, full, layers = memory["qwen_linear_layers"], memory["qwen_full_layers"], memory["qwen_layers"]
+    state, per_token = memory["qwen_state_numbers"], memory["qwen_token_numbers"]
+    by_key_head = state * memory["qwen_linear_k_heads"] // memory["qwen_linear_v_heads"]
+    assert values["states_mib"] * mib == 2 * linear * state
+    assert values["caches_mib"] * mib == 2 * full * per_token * length
+    assert values["hybrid_mib"] * mib == 2 * (linear * state + full * per_token * length)
+    assert values["hybrid_mib__key_heads"] * mib == 2 * (linear * by_key_head + full * per_token * length)
+    assert values["hybrid_mib__keys_only"] * mib == 2 * (linear * state + full * per_token // 2 * length)
+    assert values["hybrid_mib__all_full"] * mib == 2 * layers * per_token * length
+
+
+def test_exercise_break_even_and_its_mistakes():
+    values, memory = published("delta_rule/exercises"), published("delta_rule/memory")
+    heads, width = values["more_kv_heads"], memory["qwen_head_dim"]
+    assert heads != memory["qwen_kv_heads"] and values["per_state"] == memory["qwen_state_numbers"]
+    per_token = 2 * heads * width  # a key and a value per KV head
+    assert values["per_token_more"] == per_token
+    assert values["break_even"] == memory["qwen_state_numbers"] // per_token < memory["qwen_break_even"]
+    assert values["break_even__keys_only"] == memory["qwen_state_numbers"] // (heads * width)
+    by_key_head = memory["qwen_state_numbers"] * memory["qwen_linear_k_heads"] // memory["qwen_linear_v_heads"]
+    assert values["break_even__key_heads"] == by_key_head // per_token

@@ -1,5 +1,6 @@
 """The YaRN chapter: every sentence that describes its numbers, against recomputations written from the paper's
-equations and the reference code's rule (loops over the pairs, math instead of lib.yarn)."""
+equations and the reference code's rule (loops over the pairs, math instead of lib.yarn); its exercises against the
+same math."""
 
 import json
 import math
@@ -158,7 +159,7 @@ def test_no_line_starts_with_a_value_that_ends_a_sentence(folder):
     is a number: "pairs 10 and\n  {{ deepseek_high }}. gpt-oss's ..." lost the 23 and split the bullet in two."""
     texts = {
         f"yarn.{what}.{name}": entry["text"]
-        for what in ("configs", "temperature")
+        for what in ("configs", "temperature", "exercises")
         for name, entry in json.loads((REPO / f"docs/generated/yarn/{what}/values.json").read_text()).items()
     }
     for number, line in enumerate((REPO / folder / "yarn.md").read_text(encoding="utf-8").splitlines(), 1):
@@ -293,3 +294,67 @@ def test_the_page_counts_the_configurations_its_table_shows():
     assert "DeepSeek-V3 和 Qwen3-8B 的配置对照 transformers 的 `_compute_yarn_parameters`" in zh
     for stale in ("Two published configurations", "For the two configurations above", "not in the files read"):
         assert stale not in page, stale
+
+
+# ------------------------------------------------------------------ the exercises, against math written out
+def deepseek_row():
+    (row,) = [r for r in published_table("yarn/configs", "configs") if r["published configuration"] == "DeepSeek-V3"]
+    return row
+
+
+def test_exercises_use_deepseek_v3s_configuration():
+    row, values = deepseek_row(), published("yarn/exercises")
+    assert str(values["d"]) == row["d (rotated)"] and f"{values['base']:,.0f}" == row["rotary base"]
+    assert f"{values['context']:,}" == row["trained context L"] and row["ramp (pairs)"] == (
+        f"{values['low']} to {values['high']}"
+    )
+
+
+def test_exercise_turns_and_its_mistakes():
+    values = published("yarn/exercises")
+    d, base, context, i = 64, 10000.0, 4096, values["turns_pair"]
+    assert values["turns"] == pytest.approx(context * base ** (-2 * i / d) / (2 * math.pi), rel=1e-12)
+    assert values["turns__no_two_pi"] == pytest.approx(context * base ** (-2 * i / d), rel=1e-12)
+    assert values["turns__exponent_i_over_d"] == pytest.approx(context * base ** (-i / d) / (2 * math.pi), rel=1e-12)
+    assert 1 < values["turns"] < 32 and values["low"] <= i <= values["high"]  # "between the betas, on the ramp"
+
+
+def pair_at(turns, d=64, base=10000.0, context=4096):
+    """The fractional pair index where L base^(-2i/d) / (2 pi) = turns, solved by hand."""
+    return d * math.log(context / (2 * math.pi * turns)) / (2 * math.log(base))
+
+
+def test_exercise_ratio_and_its_mistakes():
+    values = published("yarn/exercises")
+    d, base, context, s, i = 64, 10000.0, 4096, 40.0, values["ratio_pair"]
+    low, high = math.floor(pair_at(32.0)), math.ceil(pair_at(1.0))
+    assert (values["low"], values["high"]) == (low, high)
+    gamma = 1 - (i - low) / (high - low)
+    assert 0 < gamma < 1 and values["gamma"] == pytest.approx(gamma, rel=1e-12)
+    assert values["ratio"] == pytest.approx((1 - gamma) / s + gamma, rel=1e-12)
+    assert values["ratio"] > 0.5  # "a little more than half"
+    assert values["ratio__gamma_swapped"] == pytest.approx(gamma / s + (1 - gamma), rel=1e-12)
+    turns = context * base ** (-2 * i / d) / (2 * math.pi)
+    gamma_turns = min(max((turns - 1) / 31, 0.0), 1.0)
+    assert values["ratio__ramp_on_turns"] == pytest.approx((1 - gamma_turns) / s + gamma_turns, rel=1e-12)
+
+
+def test_exercise_ramp_start_and_its_mistakes():
+    values = published("yarn/exercises")
+    fast = values["other_fast"]
+    assert values["start_unrounded"] == pytest.approx(pair_at(fast), rel=1e-12)
+    assert values["ramp_start"] == math.floor(pair_at(fast)) > values["low"]  # "more pairs as trained"
+    assert values["ramp_start__rounded_up"] == math.ceil(pair_at(fast))
+    assert values["ramp_start__no_two_pi"] == math.floor(64 * math.log(4096 / fast) / (2 * math.log(10000.0)))
+
+
+def test_exercise_score_factor_and_its_mistakes():
+    values = published("yarn/exercises")
+    s = values["stretched"] / values["context"]
+    assert values["factor"] == s
+    root = 0.1 * math.log(s) + 1
+    assert values["sqrt_inv_t"] == pytest.approx(root, rel=1e-12)
+    assert values["score_factor"] == pytest.approx(root**2, rel=1e-12)
+    assert values["score_factor__not_squared"] == pytest.approx(root, rel=1e-12)
+    assert values["score_factor__twice"] == pytest.approx(root**4, rel=1e-12)
+    assert values["score_factor__log10"] == pytest.approx((0.1 * math.log10(s) + 1) ** 2, rel=1e-12)
