@@ -458,3 +458,60 @@ def test_checkpoint_steps_have_a_chinese_form():
     """The Chinese page lists the map's steps with 、 (the value's zh form), not Latin commas."""
     entry = json.loads((REPO / "docs/generated/induction_heads/seed_0/values.json").read_text())["checkpoint_steps"]
     assert "," not in entry["zh"] and "、" in entry["zh"]
+
+
+# ---------------------------------------------------------------- exercises
+EXERCISES = "induction_heads/exercises"
+
+
+def example():
+    """The example sequence as the page prints it: its letters, and the positions marked ^ under them."""
+    letters_line, marks_line = section_output("induction_heads/task", "example").splitlines()[:2]
+    letters = letters_line.split()
+    return letters, [i for i in range(len(letters)) if marks_line[2 * i : 2 * i + 1] == "^"]
+
+
+def test_exercise_induction_key_from_the_printed_sequence():
+    ex, (letters, marked) = published(EXERCISES), example()
+    query = ex["query"]
+    assert query + 1 in marked and ex["query_token"] == letters[query]  # the query predicts a marked token
+    before = [i for i in range(query) if letters[i] == letters[query]]
+    assert len(before) == 1  # "appears once": no other occurrence to confuse the search
+    assert ex["earlier_occurrence"] == before[0] and ex["induction_key"] == before[0] + 1
+    assert ex["copied_token"] == letters[before[0] + 1] == letters[query + 1]  # what it copies comes next
+    assert ex["induction_key__earlier_occurrence"] == before[0]
+    assert ex["induction_key__previous_token"] == query - 1
+
+
+def test_exercise_repeat_share_from_the_printed_marks():
+    ex, (letters, marked) = published(EXERCISES), example()
+    assert (ex["n_predicted"], ex["n_repeated"]) == (len(letters) - 1, len(marked))
+    assert ex["repeat_share"] == pytest.approx(len(marked) / (len(letters) - 1), rel=1e-12)
+    assert ex["repeat_share__every_position"] == pytest.approx(len(marked) / len(letters), rel=1e-12)
+    assert marked == list(range(marked[0], marked[-1] + 1))  # one run of marks, the copy's first token before it
+    assert ex["repeat_share__copy_start_counted"] == pytest.approx((len(marked) + 1) / (len(letters) - 1), rel=1e-12)
+
+
+def test_exercise_one_layer_parameters_by_the_shapes():
+    ex, task = published(EXERCISES), published("induction_heads/task")
+    vocab, length, d = task["vocab_size"], task["seq_len"], task["d_model"]
+    assert (ex["size_embed"], ex["size_pos"], ex["size_layer"], ex["size_unembed"]) == (
+        vocab * d,
+        length * d,
+        4 * d * d,
+        d * vocab,
+    )
+    total = vocab * d + length * d + 4 * d * d + d * vocab
+    assert ex["one_layer_parameters"] == total and total + 4 * d * d == task["n_parameters"]
+    assert ex["one_layer_parameters__no_positions"] == total - length * d
+    assert ex["one_layer_parameters__no_output_projection"] == total - d * d
+
+
+def test_exercise_even_induction_score_by_hand():
+    ex, (letters, marked) = published(EXERCISES), example()
+    queries = [j - 1 for j in marked]  # each repeated token's predictor
+    assert (ex["first_pair_query"], ex["last_pair_query"]) == (queries[0], queries[-1])
+    assert ex["even_induction_score"] == pytest.approx(sum(1 / (i + 1) for i in queries) / len(queries), rel=1e-12)
+    assert ex["even_induction_score__no_causal_mask"] == pytest.approx(1 / len(letters), rel=1e-12)
+    assert ex["even_induction_score__query_left_out"] == pytest.approx(sum(1 / i for i in queries) / len(queries))
+    assert ex["even_induction_score"] < published(SEEDS[0])["induction_score"] / 10  # "far below"

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+from lib.exercises import check
 from lib.online_tiles import online_softmax, tiled_attention
+from scripts.pipeline.published import printed
 from support import REPO, flat_page, oracle_attention, published, published_table, softmax_row
 
 
@@ -155,3 +157,57 @@ def test_the_tiled_extra_is_constant_only_from_the_second_length():
     assert slopes[0] > 1.5 * slopes[1] and len(set(slopes[1:])) == 1  # one straight line only from the second length
     assert "more steeply from {{ online_softmax.memory.l_min }}" in flat_page("online-softmax.md")
     assert "上升得更陡" in flat_page("online-softmax.md", "docs-zh")
+
+
+# ---------------------------------------------------------------- exercises
+
+
+def page_scores():
+    """The row of scores as the page prints it (two decimals, so these are the exact values the snippets use)."""
+    line = next(row for row in printed("online_softmax/steps").splitlines() if row.startswith("scores:"))
+    return [float(x) for x in line.removeprefix("scores:").strip(" []").split()]
+
+
+def test_exercise_wide_first_sum_against_a_loop():
+    x, ex = page_scores(), published("online_softmax/exercises")
+    first = x[: ex["wide_block"]]
+    m = max(first)
+    assert ex["wide_first_max"] == m
+    assert ex["wide_first_sum"] == pytest.approx(sum(math.exp(s - m) for s in first), rel=1e-12)
+    assert ex["wide_first_sum__row_max"] == pytest.approx(sum(math.exp(s - max(x)) for s in first), rel=1e-12)
+    assert ex["wide_first_sum__no_max"] == pytest.approx(sum(math.exp(s) for s in first), rel=1e-12)
+
+
+def test_exercise_rescaled_sum_against_a_loop_and_the_table():
+    x, ex = page_scores(), published("online_softmax/exercises")
+    block = published("online_softmax/steps")["block"]
+    m_1, m_2 = max(x[:block]), max(x[: 2 * block])
+    ell_1 = sum(math.exp(s - m_1) for s in x[:block])
+    assert ex["rescale_factor"] == pytest.approx(math.exp(m_1 - m_2), rel=1e-12)
+    assert ex["rescaled_sum"] == pytest.approx(ell_1 * math.exp(m_1 - m_2), rel=1e-12)
+    assert ex["rescaled_sum__inverted"] == pytest.approx(ell_1 * math.exp(m_2 - m_1), rel=1e-12)
+    assert ex["rescaled_sum__not_rescaled"] == pytest.approx(ell_1, rel=1e-12)
+    trace = published_table("online_softmax/steps", "trace")  # what the reader reads: m and ell of each block
+    shown = [(float(row["running max m"]), float(row["running sum ℓ"])) for row in trace]
+    read = shown[0][1] * math.exp(shown[0][0] - shown[1][0])
+    assert check(read, ex["rescaled_sum"], decimals=3) == ("right", None)  # the table's digits give the answer asked
+    new_terms = sum(math.exp(s - m_2) for s in x[block : 2 * block])
+    assert ex["block_2_terms"] == pytest.approx(new_terms, rel=1e-12)
+    assert ex["rescaled_sum"] + new_terms == pytest.approx(shown[1][1], abs=5e-5)
+
+
+def test_exercise_tiles_count_and_last_shape():
+    ex, steps = published("online_softmax/exercises"), published("online_softmax/steps")
+    length, tile = steps["long_length"], steps["long_tile"]
+    assert (ex["long_length"], ex["long_tile"]) == (length, tile)  # the page's long check, not another one
+    n_tiles = -(-length // tile)  # ceil
+    assert ex["n_tiles"] == n_tiles and ex["score_blocks"] == n_tiles * n_tiles
+    assert ex["score_blocks__partial_tile_dropped"] == (length // tile) ** 2
+    assert ex["score_blocks__key_tiles_only"] == n_tiles
+    last = length - (n_tiles - 1) * tile  # positions in the last tile
+    assert ex["last_tile_start"] == (n_tiles - 1) * tile
+    assert ex["long_qk_shape"] == [2, length, 16]
+    assert ex["last_scores_shape"] == [2, last, last]
+    assert ex["last_scores_shape__full_tile"] == [2, tile, tile]
+    assert ex["last_scores_shape__no_batch"] == [last, last]
+    assert ex["last_q_tile_shape"] == [2, last, 16] and ex["last_k_tile_t_shape"] == [2, 16, last]

@@ -6,14 +6,16 @@ import itertools
 import numpy as np
 
 from lib.attention import causal_mask, scaled_dot_product_attention
+from lib.exercises import check
 from lib.running_example import running_qkv
 from lib.sparse import top_k_selection, weight_share
-from support import flat_page, published, published_table, run_snippet, section_output
+from support import causal, flat_page, oracle_attention, published, published_table, run_snippet, section_output
 
 INDEXER = "sparse_attention/indexer"
 RANDOM = "sparse_attention/random_k"
 BLOCKS = "sparse_attention/blocks"
 BUGS = "sparse_attention/bugs"
+EXERCISES = "sparse_attention/exercises"
 PAGE = flat_page("sparse-attention.md")
 PAGE_ZH = flat_page("sparse-attention.md", "docs-zh")
 
@@ -254,3 +256,50 @@ def test_the_shifted_index_is_causal_yet_reads_outside_its_blocks():
     values = published(BUGS)
     assert not values["shifted_reads_future"]
     assert 0 < values["stray_queries"] <= values["length"] and values["shift_error"] > 0.5
+
+
+# ------------------------------------------------------------------ exercises
+def test_exercise_top_weight_of_two_against_the_loop_oracle():
+    ex = published(EXERCISES)
+    tokens, q, k, v = running_qkv()
+    _, weights = oracle_attention(q.tolist(), k.tolist(), v.tolist(), causal(len(tokens)))  # the left heatmap
+    row = weights[tokens.index("mat")]
+    best = sorted(range(len(row)), key=lambda j: -row[j])  # keys by weight: the exact top k's order
+    two, three = best[: ex["few_keys"]], best[:3]
+    assert (ex["top_key"], ex["other_key"]) == (tokens[best[0]], tokens[best[1]])
+    assert np.isclose(ex["top_weight_of_two"], row[best[0]] / sum(row[j] for j in two), rtol=1e-12)
+    assert np.isclose(ex["top_weight_of_two__not_renormalised"], row[best[0]], rtol=1e-12)
+    assert np.isclose(ex["top_weight_of_two__read_top_three"], row[best[0]] / sum(row[j] for j in three), rtol=1e-12)
+    assert np.isclose(ex["kept_full_weight"], sum(row[j] for j in two), rtol=1e-12)
+    shown = [round(row[j], 2) for j in two]  # what the heatmap's cells print
+    assert check(shown[0] / sum(shown), ex["top_weight_of_two"], decimals=2) == ("right", None)
+
+
+def test_exercise_pairs_read_by_counting():
+    ex, length = published(EXERCISES), published(RANDOM)["length"]
+    top_k = ex["pairs_k"]
+    assert ex["length"] == length and top_k not in [int(r["k"]) for r in published_table(RANDOM, "sweep")]
+    assert ex["pairs_read"] == sum(min(i + 1, top_k) for i in range(length))
+    assert ex["pairs_first_queries"] == top_k * (top_k + 1) // 2
+    assert ex["pairs_later_queries"] == (length - top_k) * top_k
+    assert ex["pairs_read__top_k_before_mask"] == length * top_k
+    assert ex["pairs_read__query_left_out"] == sum(min(i, top_k) for i in range(length))
+
+
+def test_exercises_on_one_querys_blocks_by_counting():
+    ex, blocks = published(EXERCISES), published(BLOCKS)
+    b, n, query = ex["block_size"], ex["n_selected"], ex["query"]
+    assert (b, n, ex["length"]) == (blocks["block_size"], blocks["n_selected"], blocks["length"])
+    n_blocks = blocks["length"] // b
+    complete = [j for j in range(n_blocks) if (j + 1) * b - 1 <= query]  # blocks that end at or before the query
+    own_start = query // b * b
+    assert len(complete) > n and query // b not in complete  # the premises the solution states
+    assert (ex["own_block_start"], ex["n_blocks"]) == (own_start, n_blocks)
+    assert ex["best_blocks_keys"] == n * b and ex["own_keys_read"] == query - own_start + 1
+    assert ex["selected_keys"] == n * b + query - own_start + 1
+    assert ex["selected_keys__own_block_whole"] == (n + 1) * b
+    assert ex["selected_keys__own_block_left_out"] == n * b
+    assert ex["compressed_entries"] == len(complete)
+    assert ex["last_complete_end"] == (complete[-1] + 1) * b - 1
+    assert ex["compressed_entries__own_block_counted"] == sum(1 for j in range(n_blocks) if j * b <= query)
+    assert ex["compressed_entries__every_block"] == n_blocks

@@ -5,6 +5,7 @@ the position-blind bound by simulation (the snippet computes it exactly). Number
 read from docs/generated/training/<what>/values.json.
 """
 
+import math
 import re
 
 import numpy as np
@@ -374,3 +375,64 @@ def test_every_training_run_uses_adam():
         assert "SGD" not in code and "sgd" not in code, snippet.name
     assert "class Adam" in (REPO / "snippets" / "lib" / "tiny_model.py").read_text(encoding="utf-8")
     assert "which we did not measure (no run here uses another optimiser)" in flat_page("training.md")
+
+
+# ---------------------------------------------------------------- exercises
+EXERCISES = "training/exercises"
+
+
+def test_exercise_n_parameters_by_the_shapes():
+    ex, reference = published(EXERCISES), published("training/reference")
+    vocab, d, d_k = reference["vocab_size"], reference["d_model"], published("training/scaling")["d_k"]
+    shapes = {"embed": vocab * d, "w_q": d * d_k, "w_k": d * d_k, "w_v": d * d, "w_o": d * vocab, "b_o": vocab}
+    assert {name: ex[f"size_{name}"] for name in shapes} == shapes
+    assert ex["n_parameters"] == sum(shapes.values())
+    assert shapes["w_q"] + shapes["w_k"] > ex["n_parameters"] / 2  # "most of them in W_q and W_k"
+    assert ex["n_parameters__no_bias"] == sum(shapes.values()) - vocab
+    assert ex["n_parameters__d_v_is_d_k"] == vocab * d + 3 * d * d_k + d_k * vocab + vocab
+
+
+def test_exercise_logit_gradient_in_closed_form():
+    ex, reference = published(EXERCISES), published("training/reference")
+    vocab, batch = reference["vocab_size"], reference["batch"]
+    assert ex["uniform_probability"] == pytest.approx(1 / vocab, rel=1e-12)
+    assert ex["logit_gradient"] == pytest.approx((1 / vocab - 1) / batch, rel=1e-12)
+    assert ex["logit_gradient__not_divided"] == pytest.approx(1 / vocab - 1, rel=1e-12)
+    assert ex["logit_gradient__wrong_sign"] == pytest.approx((1 - 1 / vocab) / batch, rel=1e-12)
+    assert ex["logit_gradient__p_forgotten"] == pytest.approx(-1 / batch, rel=1e-12)
+
+
+def expected_max_count(n):
+    """E[max count] over n uniform digits (n = 3 or 4), from the counts of each pattern of repeats."""
+    draws = 10**n
+    all_differ = math.perm(10, n)
+    all_same = 10
+    if n == 3:
+        two = draws - all_differ - all_same
+        return (all_differ + 2 * two + 3 * all_same) / draws
+    three = math.comb(4, 3) * 10 * 9  # three alike and one other
+    two = draws - all_differ - all_same - three  # the largest group is a pair (one pair or two)
+    return (all_differ + 2 * two + 3 * three + 4 * all_same) / draws
+
+
+def test_exercise_position_blind_by_counting_patterns():
+    ex = published(EXERCISES)
+    assert (ex["reverse_digits"], ex["reverse_others"]) == (4, 3)
+    assert ex["reverse_expected_max"] == pytest.approx(expected_max_count(3), rel=1e-12)
+    assert ex["position_blind"] == pytest.approx(expected_max_count(3) / 3, rel=1e-12)
+    assert ex["position_blind__chance"] == pytest.approx(0.1, rel=1e-12)
+    assert ex["position_blind__own_digit_counted"] == pytest.approx(expected_max_count(4) / 4, rel=1e-12)
+    assert ex["position_blind"] > published("training/reverse")["position_blind_best"]  # "fewer ... more often"
+
+
+def test_exercise_first_bias_step_in_closed_form():
+    ex, reference = published(EXERCISES), published("training/reference")
+    lr, decay = reference["lr"], reference["weight_decay"]
+    targets = reference_batch(np.random.default_rng(7), 5000)[3]
+    assert REFERENCE_VOCAB.index("hungry") not in targets and ex["hungry_gradient"] > 0  # never an answer: g = mean p
+    assert ex["first_bias_step"] == pytest.approx(-lr * (1 - lr * decay), rel=1e-5)  # |g| >> eps
+    assert ex["first_bias_step__decay_forgotten"] == pytest.approx(-lr, rel=1e-5)
+    uncorrected = -lr * 0.1 / math.sqrt(0.001) * (1 - lr * decay)  # m = (1 - beta1) g, v = (1 - beta2) g^2
+    assert ex["first_bias_step__no_bias_correction"] == pytest.approx(uncorrected, rel=1e-4)  # eps: 3e-5 of sqrt(v)
+    assert 3 < ex["first_bias_step__no_bias_correction"] / ex["first_bias_step"] < 3.5  # "about three times"
+    assert ex["first_bias_step__sign_flipped"] == pytest.approx(lr * (1 - lr * decay), rel=1e-5)
