@@ -12,35 +12,25 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # snippets/, so that `lib` imports
-from lib.attention import causal_mask, multi_head_attention, padding_mask, sinusoidal_positions, softmax, split_heads
-from lib.encoder_decoder import cross_attention, source_keys_values
+from lib.attention import causal_mask, multi_head_attention, padding_mask, softmax, split_heads
+from lib.encoder_decoder import cross_attention, running_translation, source_keys_values
 from lib.exercises import exercise
 from lib.publish import value
-from lib.running_example import D_MODEL, SENTENCE, embedding_table, tokenize
+from lib.running_example import D_MODEL, SENTENCE, tokenize
 
 # The running example of attend.py: two sentence pairs, sources padded to one length, untrained random weights.
 sources = [tokenize(SENTENCE.lower()), ["the", "dog", "ran", "."]]
 targets = [["the", "cat", "sat", "."], ["a", "dog", "ran", "."]]
-vocab = {w: i for i, w in enumerate(sorted({w for s in sources + targets for w in s} | {"<pad>"}))}
-table_e = embedding_table(len(vocab))  # (V, d_model)
+embed_batch, enc_w, dec_w, cross_w = running_translation(sources, targets)
 n_heads = 2
-rng = np.random.default_rng(11)
-enc_w = rng.normal(scale=D_MODEL**-0.5, size=(4, D_MODEL, D_MODEL))  # encoder self-attention W_q, W_k, W_v, W_o
-dec_w = rng.normal(scale=D_MODEL**-0.5, size=(4, D_MODEL, D_MODEL))  # decoder self-attention
-cross_w = rng.normal(scale=D_MODEL**-0.5, size=(4, D_MODEL, D_MODEL))  # cross-attention
-
-
-def embed_batch(sentences, length):
-    padded = [s + ["<pad>"] * (length - len(s)) for s in sentences]
-    ids = np.array([[vocab[w] for w in s] for s in padded])  # (B, L)
-    return table_e[ids] + sinusoidal_positions(length, D_MODEL)  # (B, L, d_model)
-
 
 lengths = np.array([len(s) for s in sources])  # (B,)
 l_k, l_q = int(lengths.max()), len(targets[0])
 source_mask = padding_mask(lengths, l_k)  # (B, 1, L_k)
-memory, _ = multi_head_attention(embed_batch(sources, l_k), *enc_w, n_heads, mask=source_mask)  # (B, L_k, d_model)
-h, _ = multi_head_attention(embed_batch(targets, l_q), *dec_w, n_heads, mask=causal_mask(l_q))  # (B, L_q, d_model)
+src, _ = embed_batch(sources, l_k)  # (B, L_k, d_model)
+tgt, _ = embed_batch(targets, l_q)  # (B, L_q, d_model)
+memory, _ = multi_head_attention(src, *enc_w, n_heads, mask=source_mask)  # (B, L_k, d_model)
+h, _ = multi_head_attention(tgt, *dec_w, n_heads, mask=causal_mask(l_q))  # (B, L_q, d_model)
 
 # Exercise 1: the shape of the source's keys with 4 heads instead of 2.
 wide = 4

@@ -8,7 +8,8 @@ positions; there is no causal mask, because the whole source is known before the
 
 import numpy as np
 
-from lib.attention import merge_heads, scaled_dot_product_attention, split_heads
+from lib.attention import merge_heads, scaled_dot_product_attention, sinusoidal_positions, split_heads
+from lib.running_example import D_MODEL, embedding_table
 
 
 # --8<-- [start:source-cache]
@@ -44,3 +45,21 @@ def cross_attention(x, memory_kv, w_q, w_o, n_heads, source_mask=None):
     heads, weights = scaled_dot_product_attention(q, k, v, source_mask)  # (..., h, L_q, d_head), (..., h, L_q, L_k)
     return merge_heads(heads) @ w_o, weights  # (..., L_q, d_model), (..., h, L_q, L_k)
 # --8<-- [end:cross]
+
+
+def running_translation(sources, targets, seed=11):
+    """The chapter's running example around its sentence pairs (lists of words): a function embed(sentences, length)
+    -> (x (B, length, d_model): embeddings of their vocabulary, "<pad>" included, plus sinusoidal positions; the
+    sentences padded to length), and untrained random weights, each (4, d_model, d_model) = W_q, W_k, W_v, W_o, of
+    the encoder's self-attention, the decoder's self-attention and the cross-attention."""
+    vocab = {w: i for i, w in enumerate(sorted({w for s in sources + targets for w in s} | {"<pad>"}))}
+    table = embedding_table(len(vocab))  # (V, d_model)
+    rng = np.random.default_rng(seed)
+    enc_w, dec_w, cross_w = (rng.normal(scale=D_MODEL**-0.5, size=(4, D_MODEL, D_MODEL)) for _ in range(3))
+
+    def embed(sentences, length):
+        padded = [s + ["<pad>"] * (length - len(s)) for s in sentences]
+        ids = np.array([[vocab[w] for w in s] for s in padded])  # (B, L)
+        return table[ids] + sinusoidal_positions(length, D_MODEL), padded  # (B, L, d_model)
+
+    return embed, enc_w, dec_w, cross_w
