@@ -395,3 +395,10 @@ def test_exercise_mean_term_of_the_row_of_cat_by_the_loop_oracle():
     assert EXERCISES["cat_mean_term__plain_sum"] == pytest.approx(sum(upstream), abs=1e-12)
     assert EXERCISES["cat_loss"] == pytest.approx(sum(a * b for a, b in zip(g, output[cat])), abs=1e-12)
     assert EXERCISES["cat_loss"] == pytest.approx(mean, abs=1e-12)  # the solution's identity
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
+    from support import values_read_as_list_markers
+
+    assert not values_read_as_list_markers("backward.md", folder)
