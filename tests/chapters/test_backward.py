@@ -395,3 +395,51 @@ def test_exercise_mean_term_of_the_row_of_cat_by_the_loop_oracle():
     assert EXERCISES["cat_mean_term__plain_sum"] == pytest.approx(sum(upstream), abs=1e-12)
     assert EXERCISES["cat_loss"] == pytest.approx(sum(a * b for a, b in zip(g, output[cat])), abs=1e-12)
     assert EXERCISES["cat_loss"] == pytest.approx(mean, abs=1e-12)  # the solution's identity
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
+    from support import values_read_as_list_markers
+
+    assert not values_read_as_list_markers("backward.md", folder)
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_exercise_3_names_the_gradient_check_case_as_its_table_writes_it(folder):
+    from scripts.exercises import exercises
+    from support import REPO
+
+    rows = published_table("backward/gradcheck", "errors")
+    case = "no mask"
+    if folder == "docs-zh":  # the Chinese edition shows the table in Chinese
+        import json
+
+        zh = json.loads(
+            (REPO / "docs-zh/generated/backward/gradcheck/table-errors.zh.json").read_text(encoding="utf-8")
+        )
+        case = zh["rows"][[r["case"] for r in rows].index("no mask")][0]
+    (question,) = [
+        e.question
+        for e in exercises((REPO / folder / "backward.md").read_text(encoding="utf-8"))
+        if e.name == "central_evaluations"
+    ]
+    assert f'"{case}"' in question or f"“{case}”" in question
+
+
+def test_the_core_s_numeric_gradient_evaluates_the_loss_twice_per_entry_like_the_page_s_check():
+    from lib.debug_tools import numeric_gradient
+
+    x = np.random.default_rng(3).normal(size=(4, 5))
+    calls = {"core": 0, "page": 0}
+
+    def core_loss(a):
+        calls["core"] += 1
+        return float((a**2).sum())
+
+    def page_loss():
+        calls["page"] += 1
+        return float((x**2).sum())
+
+    numeric_gradient(core_loss, x)
+    run_snippet("backward/gradcheck")["numerical_gradient"](page_loss, x)
+    assert calls == {"core": 2 * x.size, "page": 2 * x.size}

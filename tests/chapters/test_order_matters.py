@@ -224,3 +224,37 @@ def test_exercise_concat_params_counts_three_matrices_of_the_concatenation():
     assert EXERCISES["concat_params__added"] == 3 * d * d
     assert EXERCISES["concat_params__one_matrix"] == (2 * d) * d
     assert EXERCISES["concat_params__wider_output"] == 3 * (2 * d) * (2 * d)
+
+
+@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
+def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
+    from support import values_read_as_list_markers
+
+    assert not values_read_as_list_markers("order-matters.md", folder)
+
+
+@pytest.mark.parametrize("folder, says", [("docs", "case matters"), ("docs-zh", "区分大小写")])
+def test_a_question_whose_answer_has_words_differing_only_in_case_says_case_matters(folder, says):
+    from scripts.exercises import exercises
+
+    asked = exercises((REPO / folder / "order-matters.md").read_text(encoding="utf-8"))
+    cased = [
+        e for e in asked if isinstance(EXERCISES[e.name], list) and all(isinstance(w, str) for w in EXERCISES[e.name])
+    ]
+    cased = [e for e in cased if len({w.lower() for w in EXERCISES[e.name]}) < len(set(EXERCISES[e.name]))]
+    assert {e.name for e in cased} >= {"causal_keys"}  # "The" and "the" both among the keys
+    assert all(says in e.question for e in cased), [e.name for e in cased if says not in e.question]
+
+
+@pytest.mark.parametrize(
+    "folder, names", [("docs", '("The cat sat on the mat.")'), ("docs-zh", "（“The cat sat on the mat.”）")]
+)
+def test_the_heatmap_exercise_2_reads_is_the_first_figure_the_one_of_the_running_sentence(folder, names):
+    from scripts.exercises import exercises
+
+    markdown = (REPO / folder / "order-matters.md").read_text(encoding="utf-8")
+    first_figure = re.search(r"!\[[^\]]*\]\(([^)]*)\)", markdown).group(1)
+    assert first_figure.endswith("permutation/swap-weights.svg")  # its left heatmap: the original sentence's weights
+    (question,) = [e.question for e in exercises(markdown) if e.name == "moved_weight"]
+    assert names in question
+    assert published("order_matters/permutation")["swapped_sentence"] != "The cat sat on the mat."
