@@ -747,6 +747,8 @@ def test_exercise_short_baseline():
     assert exercise("short_baseline__no_mask") == pytest.approx(1 / n, abs=1e-15)
     assert exercise("short_baseline__not_averaged") == pytest.approx(float(harmonic), abs=1e-15)
     assert exercise("short_baseline") > value("debugging/first_token", "causal_baseline")
+    baselines = [sum(Fraction(1, i) for i in range(1, n + 1)) / n for n in range(1, 65)]
+    assert all(a > b for a, b in zip(baselines, baselines[1:]))  # "the shorter the sequence, the more weight"
 
 
 def test_exercise_zero_gradient_rows():
