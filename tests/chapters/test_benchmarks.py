@@ -4,12 +4,13 @@ import json
 import re
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 
 from scripts import bench
 from scripts.pipeline import references
-from support import REPO, english_words
+from support import REPO, english_words, published
 
 MEASURED = REPO / "docs" / "measured"
 
@@ -135,3 +136,51 @@ def test_the_tiles_win_wherever_they_split_the_scores():
     for row in result["tiling"]:
         for tiled in row["tiled"]:
             assert (tiled["ratio_to_naive"] < 1) == (tiled["tile"] < row["L"]), (row["L"], tiled)
+
+
+# ------------------------------------------------------------------ exercises: exact counts, by other means
+def test_exercises_use_the_sizes_of_the_page_tables():
+    values, settings = published("benchmarks/exercises"), json.loads((MEASURED / "bench.json").read_text())["settings"]
+    assert (values["d_model"], values["n_heads"]) == (settings["mha"]["d_model"], settings["mha"]["n_heads"])
+    assert values["mha_length"] in settings["mha"]["lengths"] and values["share_length"] in settings["mha"]["lengths"]
+    assert values["d"] == settings["tiling"]["d"] and values["tile"] in settings["tiling"]["tiles"]
+    assert values["tiles_length"] in settings["tiling"]["lengths"]
+
+
+def test_exercise_mha_multiply_adds():
+    """4 L d^2 + 2 L^2 d, as bench.json records it for the table's rows; the mistakes: no W_o (3 L d^2 + 2 L^2 d),
+    the L^2 products of one head (width d / h)."""
+    values, result = published("benchmarks/exercises"), json.loads((MEASURED / "bench.json").read_text())
+    length, d, h = values["mha_length"], values["d_model"], values["n_heads"]
+    (row,) = [row for row in result["mha"] if row["L"] == length]
+    assert values["mha_millions"] == pytest.approx(row["multiply_adds"] / 1e6, abs=1e-9)
+    assert values["mha_projection_millions"] == pytest.approx(length * d * d / 1e6, abs=1e-9)
+    assert values["mha_scores_millions"] == pytest.approx(length * length * d / 1e6, abs=1e-9)
+    assert values["mha_millions__no_output_projection"] == pytest.approx((3 * length * d**2 + 2 * length**2 * d) / 1e6)
+    assert values["mha_millions__one_head"] == pytest.approx((4 * length * d**2 + 2 * length**2 * (d // h)) / 1e6)
+
+
+def test_exercise_quadratic_share():
+    """2L / (4d + 2L) in exact fractions; the solution: the L^2 products do most of the work exactly where L > 2d."""
+    values = published("benchmarks/exercises")
+    length, d, h = values["share_length"], values["d_model"], values["n_heads"]
+    assert values["quadratic_share"] == pytest.approx(float(Fraction(2 * length, 4 * d + 2 * length)), abs=1e-12)
+    assert values["quadratic_share__projections_share"] == pytest.approx(float(Fraction(4 * d, 4 * d + 2 * length)))
+    one_head = Fraction(2 * length * length * (d // h), 4 * length * d * d + 2 * length * length * (d // h))
+    assert values["quadratic_share__one_head"] == pytest.approx(float(one_head), abs=1e-12)
+    for n in range(1, 4 * d):
+        assert (Fraction(2 * n, 4 * d + 2 * n) > Fraction(1, 2)) == (n > 2 * d)
+
+
+def test_exercise_tile_pairs_and_bytes():
+    """(L / tile)^2 pairs (the causal mistake: the n (n + 1) / 2 on or below the diagonal); L^2 float64 entries of
+    8 bytes in MiB (float32: 4 bytes; the (L, d) array); a tile's scores in KiB."""
+    values = published("benchmarks/exercises")
+    length, tile, d = values["tiles_length"], values["tile"], values["d"]
+    n = length // tile
+    assert (values["tile_pairs"], values["tile_pairs__not_squared"]) == (n * n, n)
+    assert values["tile_pairs__causal_only"] == n * (n + 1) // 2
+    assert values["weights_mib"] == length * length * 8 // 2**20
+    assert values["weights_mib__float32"] == length * length * 4 // 2**20
+    assert values["weights_mib__query_array"] == length * d * 8 // 2**20
+    assert values["tile_scores_kib"] == tile * tile * 8 // 2**10

@@ -6,7 +6,9 @@ debug_tools.future_leak.
 """
 
 import math
+import sys
 from decimal import Decimal, getcontext
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -31,6 +33,7 @@ from lib.debug_tools import (
     relative_error,
     weight_stats,
 )
+from lib.running_example import SENTENCE, embed, tokenize
 from scripts.pipeline.published import values as published_values
 from support import GENERATED, REPO, oracle_attention, positional_encoding, published_table
 
@@ -674,3 +677,83 @@ def test_numeric_gradient_gives_gradients_and_jacobians_and_relative_error_both_
     assert relative_error([3.0, 4.0], [3.0, 0.0]) == 1.0  # largest |difference| 4 over largest |entry| 4
     assert relative_error([3.0, 4.0], [3.0, 0.0], euclidean=True) == pytest.approx(4 / 5)  # 4 over the norm 5
     assert relative_error(np.zeros(3), np.zeros(3)) == 0.0
+
+
+# ---------------------------------------------------------------- exercises: answers and mistakes, by other means
+def exercise(name):
+    return value("debugging/exercises", name)
+
+
+TOKENS = ["The", "cat", "sat", "on", "the", "mat", "."]
+
+
+def test_exercise_wrong_split_rows():
+    """Row r of head 0 under reshape(h, L, d_head) holds flat entries r*d_head ... r*d_head + d_head - 1 of the
+    row-major (L, d_model) matrix, that is entries of token r*d_head // d_model; head 0 never reaches the last three."""
+    d_model, d_head = exercise("split_d_model"), exercise("split_d_head")
+    assert d_head * exercise("split_n_heads") == d_model and value("debugging/shapes", "n_tokens") == len(TOKENS)
+    owners = [[(r * d_head + c) // d_model for c in range(d_head)] for r in range(len(TOKENS))]
+    assert all(len(set(row)) == 1 for row in owners)  # each row comes from one token
+    assert exercise("wrong_split_rows") == [TOKENS[row[0]] for row in owners]
+    assert exercise("wrong_split_rows__right_split") == TOKENS
+    assert {TOKENS[row[0]] for row in owners}.isdisjoint(TOKENS[-3:])  # "never sees the last three tokens"
+
+
+def test_exercise_small_init_std():
+    """d_model sigma_x^2 sigma_W^2 with sigma_x = 1; the solution: the sentence's own input variance brings the
+    formula closer to the measured std."""
+    d_model, sigma_w, d_k = value("debugging/saturation", "d_model"), exercise("sigma_w"), exercise("score_d_k")
+    assert exercise("small_init_std") == pytest.approx(d_model * sigma_w**2, abs=1e-15)
+    assert exercise("small_init_std__sigma_not_squared") == pytest.approx(d_model * sigma_w, abs=1e-15)
+    assert exercise("small_init_std__divided_by_sqrt_d_k_again") == pytest.approx(
+        d_model * sigma_w**2 / math.sqrt(d_k), abs=1e-15
+    )
+    embedded = embed(tokenize(SENTENCE), d_model)  # the one-hot section's inputs: word vectors plus positions
+    entries = [float(embedded[p, i]) + positional_encoding(p, i, d_model) for p in range(7) for i in range(d_model)]
+    mean = sum(entries) / len(entries)
+    variance = sum((e - mean) ** 2 for e in entries) / len(entries)
+    assert exercise("input_variance") == pytest.approx(variance, rel=1e-9) and variance > 1
+    assert exercise("input_variance_prediction") == pytest.approx(d_model * variance * sigma_w**2, rel=1e-9)
+    measured = value("debugging/saturation", "small_score_std")
+    assert abs(exercise("input_variance_prediction") - measured) < abs(exercise("small_init_std") - measured)
+
+
+def test_exercise_float32_exp_limit():
+    """ln of float32's largest finite number, (2 - 2^-23) 2^127; the mistakes: float64's limit and log10."""
+    float32_max = (2 - 2**-23) * 2.0**127
+    assert exercise("float32_max") == float32_max
+    assert exercise("float32_exp_limit") == pytest.approx(math.log(float32_max), abs=1e-12)
+    assert exercise("float32_exp_limit__float64") == pytest.approx(math.log(sys.float_info.max), abs=1e-12)
+    assert exercise("float32_exp_limit__log10") == pytest.approx(math.log10(float32_max), abs=1e-12)
+    assert exercise("float32_exp_limit__float64") == pytest.approx(value("debugging/nan", "exp_limit"))
+
+
+def test_exercise_inverted_visible_keys():
+    """np.triu(ones, k=1) read as "may attend": query i sees the keys j > i; the mistakes: j <= i, and j >= i."""
+    n = len(TOKENS)
+    assert exercise("inverted_visible_keys") == [sum(1 for j in range(n) if j > i) for i in range(n)]
+    assert exercise("inverted_visible_keys__read_as_blocked") == [sum(1 for j in range(n) if j <= i) for i in range(n)]
+    assert exercise("inverted_visible_keys__diagonal_included") == [
+        sum(1 for j in range(n) if j >= i) for i in range(n)
+    ]
+
+
+def test_exercise_short_baseline():
+    """(1/L) sum 1/i for "The cat sat ." in exact fractions; the solution: larger than the running sentence's."""
+    n = exercise("short_length")
+    assert n == len("The cat sat .".split())
+    harmonic = sum(Fraction(1, i) for i in range(1, n + 1))
+    assert exercise("short_baseline") == pytest.approx(float(harmonic / n), abs=1e-15)
+    assert exercise("short_baseline__no_mask") == pytest.approx(1 / n, abs=1e-15)
+    assert exercise("short_baseline__not_averaged") == pytest.approx(float(harmonic), abs=1e-15)
+    assert exercise("short_baseline") > value("debugging/first_token", "causal_baseline")
+    baselines = [sum(Fraction(1, i) for i in range(1, n + 1)) / n for n in range(1, 65)]
+    assert all(a > b for a, b in zip(baselines, baselines[1:]))  # "the shorter the sequence, the more weight"
+
+
+def test_exercise_zero_gradient_rows():
+    """The table's rows minus the rows the input reads, from the positions section's published sizes."""
+    table_rows, used = value("debugging/positions", "table_rows"), value("debugging/positions", "used_rows")
+    assert exercise("zero_gradient_rows") == table_rows - used
+    assert exercise("zero_gradient_rows__off_by_one") == (table_rows - 1) - used
+    assert exercise("zero_gradient_rows__used_rows") == used

@@ -5,6 +5,7 @@ for a loss f = sum(output * g), one coordinate e at a time, in float64.
 """
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -21,7 +22,8 @@ from lib.block_layers import (
     stack_gradients,
 )
 from lib.debug_tools import numeric_gradient
-from support import REPO, flat_page, published
+from lib.running_example import SENTENCE, embed, tokenize
+from support import REPO, flat_page, published, published_table
 
 N_HEADS = 2
 
@@ -179,3 +181,72 @@ def test_gpt2_init_sentence_does_not_attribute_the_count_to_the_paper():
     text = flat_page("transformer-block.md")
     assert "the paper does not say how many a block has" in text
     assert "residual layers}}$, two per block" not in text
+
+
+# ------------------------------------------------------------------ exercises: answers and mistakes, by other means
+def exercise_values():
+    return published("transformer_block/exercises")
+
+
+def the_input_row():
+    """The running sentence's input row of "The" (3 x its embedding), as plain floats."""
+    return [3.0 * float(e) for e in embed(tokenize(SENTENCE))[0]]
+
+
+def test_exercise_hidden_shape():
+    """x (7, d_model) @ W_1 (d_model, d_ff): 7 tokens in "The cat sat on the mat." and the d_ff the page quotes."""
+    values = exercise_values()
+    n_tokens = len("The cat sat on the mat .".split())
+    assert values["block_length"] == n_tokens and (values["block_d_model"], values["block_d_ff"]) == (8, 32)
+    assert values["hidden_shape"] == [n_tokens, 32]
+    assert values["hidden_shape__output_shape"] == [n_tokens, 8]  # after W_2
+    assert values["hidden_shape__product_reversed"] == [32, n_tokens]  # W_1^T x^T
+
+
+def plain_layer_norm(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    var = sum((r - mean) ** 2 for r in row) / len(row)
+    return [(r - mean) / math.sqrt(var + eps) for r in row]
+
+
+def test_exercise_switched_off_post_norm_entry():
+    """LN(LN(x)) of the row "The", by plain loops; the mistakes: x itself, no centring, divided by the variance."""
+    values, row = exercise_values(), the_input_row()
+    mean = sum(row) / len(row)
+    var = sum((r - mean) ** 2 for r in row) / len(row)
+    assert values["the_first_entry"] == pytest.approx(row[0], abs=1e-12)
+    assert (values["the_mean"], values["the_std"]) == pytest.approx((mean, math.sqrt(var)), abs=1e-12)
+    table = json.loads((REPO / "docs/generated/transformer_block/compare/table-row_stats.json").read_text())
+    assert table["rows"][0][1] == f"{mean:.3f}" and table["rows"][0][4] == f"{math.sqrt(var):.3f}"  # the table quoted
+    assert values["switched_off_post"] == pytest.approx(plain_layer_norm(plain_layer_norm(row))[0], abs=1e-9)
+    assert values["switched_off_post__pre_norm"] == pytest.approx(row[0], abs=1e-12)
+    assert values["switched_off_post__not_centred"] == pytest.approx(row[0] / math.sqrt(var + 1e-5), abs=1e-12)
+    assert values["switched_off_post__divided_by_variance"] == pytest.approx((row[0] - mean) / (var + 1e-5), abs=1e-12)
+    second = max(abs(a - b) for a, b in zip(plain_layer_norm(plain_layer_norm(row)), plain_layer_norm(row)))
+    assert values["second_norm_change"] == pytest.approx(second, rel=1e-3)
+    assert round(values["switched_off_post"], 2) == round((row[0] - mean) / math.sqrt(var), 2)  # "ε does not change"
+
+
+def test_exercise_stack_weights():
+    """4 d_model² for attention and 2 d_model d_ff for the feed-forward network, per block, for the page's stack."""
+    values, stack = exercise_values(), published("transformer_block/gradients")
+    n, d, d_ff = stack["n_layers"], stack["d_model"], stack["d_ff"]
+    assert values["block_attention_weights"] == 4 * d * d and values["block_ffn_weights"] == 2 * d * d_ff
+    assert values["stack_weights"] == n * (4 * d * d + 2 * d * d_ff)
+    assert values["stack_weights__one_block"] == 4 * d * d + 2 * d * d_ff
+    assert values["stack_weights__no_output_projection"] == n * (3 * d * d + 2 * d * d_ff)
+
+
+def test_exercise_sqrt_prediction_and_the_table_it_is_compared_with():
+    """sqrt(N_shallow / N_deep) for two rows of the table; the solution: the pre-norm column falls by nearly that
+    factor (within 10 %), the post-norm column stays within a tenth of where it was."""
+    values = exercise_values()
+    shallow, deep = values["shallow"], values["deep"]
+    assert values["sqrt_prediction"] == pytest.approx(math.sqrt(shallow / deep), abs=1e-12)
+    assert values["sqrt_prediction__no_square_root"] == pytest.approx(shallow / deep, abs=1e-12)
+    assert values["sqrt_prediction__upside_down"] == pytest.approx(math.sqrt(deep / shallow), abs=1e-12)
+    rows = {int(r["blocks N"]): r for r in published_table("transformer_block/gradients", "last_block")}
+    pre, post = "pre-norm: ‖dL/dW_2‖ of block N", "post-norm: ‖dL/dW_2‖ of block N"
+    measured = float(rows[deep][pre]) / float(rows[shallow][pre])
+    assert abs(measured / values["sqrt_prediction"] - 1) < 0.1
+    assert abs(float(rows[deep][post]) / float(rows[shallow][post]) - 1) < 0.1
