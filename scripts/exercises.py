@@ -147,8 +147,9 @@ CHECKER_MODULE = "lib.exercises"  # the library module a notebook loads to check
 def notebook_cells(found, project, render, labels):
     """A notebook's cells for a page's exercises (``render``: a piece of the page's Markdown as the notebook's):
     the data its check reads (one cell, which the site's notebook page hides), then per exercise its question, hint
-    and solution (a Markdown cell) and a code cell that checks the reader's reply, with what it prints as given
-    (the reply None: the hint). Returns (data cell source, [(Markdown cell source, code cell source, printout)])."""
+    and solution (a Markdown cell) and a code cell that checks the reader's reply, with what it shows as given
+    (the reply None: the hint, as Markdown). Returns (data cell source, [(Markdown cell source, code cell source,
+    what it shows)])."""
     data = {}
     for exercise in found:
         record = check_data(exercise, project)
@@ -156,10 +157,10 @@ def notebook_cells(found, project, render, labels):
         record["hint"] = render(exercise.hint)
         data[exercise.name] = record
     data_cell = (
-        f"from {CHECKER_MODULE} import feedback\n\n"
+        f"from {CHECKER_MODULE} import feedback, show\n\n"
         f"EXERCISES = {pprint.pformat(data, width=100, sort_dicts=False)}\n\n\n"
         "def check_exercise(name, reply):\n"
-        f"    print(feedback(reply, EXERCISES[name], {labels['right']!r}, {labels['wrong']!r}))"
+        f"    show(feedback(reply, EXERCISES[name], {labels['right']!r}, {labels['wrong']!r}))"
     )
     cells = [
         (
@@ -171,7 +172,7 @@ def notebook_cells(found, project, render, labels):
                 ]
             ),
             f"# {labels['cell']}\ncheck_exercise({exercise.name!r}, None)",
-            f"{labels['wrong']}\n{data[exercise.name]['hint']}\n",
+            f"{labels['wrong']}\n{data[exercise.name]['hint']}",
         )
         for exercise in found
     ]

@@ -164,9 +164,11 @@ def build_notebook(project, stem, markdown, graph, language="en"):
             words(language, "exercises"),
         )
         cells.append(nbformat.v4.new_code_cell(data, metadata={"tags": [MODULE_TAG]}))
-        for question, check, printed in questions:
-            printout = nbformat.v4.new_output("stream", name="stdout", text=printed)
-            cells += [nbformat.v4.new_markdown_cell(question), nbformat.v4.new_code_cell(check, outputs=[printout])]
+        for question, check, shown in questions:
+            verdict = nbformat.v4.new_output(  # what IPython's display(Markdown(text)) records
+                "display_data", data={"text/markdown": shown, "text/plain": "<IPython.core.display.Markdown object>"}
+            )
+            cells += [nbformat.v4.new_markdown_cell(question), nbformat.v4.new_code_cell(check, outputs=[verdict])]
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # fixed ids: byte-identical notebooks
     notebook = nbformat.v4.new_notebook(cells=cells)

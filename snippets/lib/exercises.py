@@ -3,9 +3,9 @@
 A chapter's ``snippets/<chapter>/exercises.py`` calls ``exercise(name, answer, fmt, mistakes)`` once per
 exercise. It publishes the answer as the value ``name`` and each mistake's result as the value
 ``name__<mistake>`` (``lib.publish``), so the page, its notebook and both checks read the same numbers.
-``check(reply, answer, mistakes, decimals)`` says whether a reader's reply is the answer, which usual mistake it is, or
-neither; ``feedback`` gives a notebook's reader the words the page would. The page's ``exercises.js`` decides the
-same way.
+``check(reply, answer, mistakes, decimals)`` says whether a reader's reply is the answer, which usual mistake it
+is, or neither (the page's ``exercises.js`` decides the same way); ``feedback`` gives a notebook's reader the words
+the page would, and ``show`` shows them.
 
 The kind of an answer follows its type:
 
@@ -146,3 +146,15 @@ def feedback(reply, exercise, right, wrong):
     if verdict == "right":
         return right
     return exercise["feedback"][mistake] if verdict == "mistake" else f"{wrong}\n{exercise['hint']}"
+
+
+def show(text):
+    """Show a verdict: as Markdown in a Jupyter notebook (its bold and math rendered), printed anywhere else."""
+    try:
+        get_ipython  # noqa: B018, F821 (a Jupyter kernel defines it)
+    except NameError:
+        print(text)
+        return
+    from IPython.display import Markdown, display
+
+    display(Markdown(text))

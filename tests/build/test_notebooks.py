@@ -52,6 +52,15 @@ def streams(cell):
     return "".join(o["text"] for o in cell["outputs"] if o["output_type"] == "stream" and o["name"] == "stdout")
 
 
+def shown_markdown(cell):
+    """What a cell displayed as Markdown (an exercise's verdict: lib.exercises.show)."""
+    return [
+        o["data"]["text/markdown"]
+        for o in cell["outputs"]
+        if o["output_type"] == "display_data" and "text/markdown" in o["data"]
+    ]
+
+
 def same_printout(ran, recorded):
     """Equal word for word, except that whole numbers (tracemalloc byte and KiB counts) may differ by under 1 %:
     a kernel allocates a little more than the build's bare process."""
@@ -115,6 +124,7 @@ def test_notebook_runs_alone_and_prints_what_the_page_shows(executed, stem):
         assert same_printout(streams(after), streams(before)), (
             f"{stem}: a cell printed something else than the build recorded:\n{streams(after)}\n---\n{streams(before)}"
         )
+        assert shown_markdown(after) == shown_markdown(before), f"{stem}: an exercise's check showed something else"
     assert streams(ran_code[-1]).strip() == "[] []", "the notebook imported the repository's code"
 
 

@@ -4,7 +4,7 @@ characters), the feedback a notebook prints, and the exercises it refuses to pub
 import pytest
 
 from lib import publish
-from lib.exercises import check, exercise, feedback, places
+from lib.exercises import check, exercise, feedback, places, show
 
 
 @pytest.mark.parametrize(
@@ -99,3 +99,8 @@ def test_exercise_publishes_the_answer_and_each_mistake_as_values():
 def test_exercise_refuses_what_a_reader_could_not_be_told_apart_or_checked(answer, fmt, mistakes, message):
     with pytest.raises((ValueError, TypeError), match=message):
         exercise("x", answer, fmt, mistakes)
+
+
+def test_show_prints_outside_a_notebook(capsys):
+    show("**Hint.** Divide first.")
+    assert capsys.readouterr().out == "**Hint.** Divide first.\n"
