@@ -75,9 +75,9 @@ exercise(
 
 # Exercise 5: the norm of the running sentence's "cat" row after the scaling of section 3.4.
 cat = emb_table[vocab["cat"]]  # (d_model,)
-value("cat_norm", np.linalg.norm(cat), "{:.2f}")
+value("cat_norm", np.linalg.norm(cat), "{:.4f}")  # four decimals: rounded to two, x sqrt(8) leaves the answer's window
 value("d_model", D_MODEL)
-value("sqrt_d_model", np.sqrt(D_MODEL), "{:.3f}")
+value("sqrt_d_model", np.sqrt(D_MODEL), "{:.4f}")
 exercise(
     "cat_scaled_norm",
     np.linalg.norm(cat * np.sqrt(D_MODEL)),

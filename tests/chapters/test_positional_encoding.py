@@ -349,3 +349,15 @@ def test_exercise_norm_at_512():
     assert abs(values["norm"] - math.sqrt(squared)) < 1e-12
     assert abs(values["norm__squared"] - squared) < 1e-9
     assert abs(values["norm__entries_of_size_one"] - math.sqrt(d)) < 1e-12
+
+
+def test_exercise_dot_product_states_the_offset_with_its_sign():
+    """The solution writes the offset as the published dot_offset = dot_second - dot_first (q - p, positive); p - q
+    is its negative, so an equation "p - q = dot_offset" would be false (the cosine being even, the sum is not)."""
+    values = published("positional_encoding/exercises")
+    p, q = values["dot_first"], values["dot_second"]
+    assert values["dot_offset"] == q - p and p - q != values["dot_offset"]
+    for folder in ("docs", "docs-zh"):
+        page = (REPO / folder / "positional-encoding.md").read_text(encoding="utf-8")
+        assert "$q - p = {{ positional_encoding.exercises.dot_offset }}$" in page
+        assert "p - q = {{ positional_encoding.exercises.dot_offset }}" not in page

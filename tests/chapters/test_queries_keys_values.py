@@ -14,7 +14,7 @@ from hypothesis import given, strategies as st
 
 from lib.attention import attention_scores
 from lib.running_example import SENTENCE, embed, projection_weights, tokenize
-from support import flat_page, oracle_attention, published, softmax_row
+from support import flat_page, oracle_attention, published, published_exercise, softmax_row
 
 TOKENS = tokenize(SENTENCE)
 
@@ -351,3 +351,34 @@ def test_exercise_what_a_new_w_v_changes():
 
     assert values["new_w_v"] == changed(oracle_attention(q, k, v), oracle_attention(q, k, v_other))
     assert values["new_w_v__both"] == changed(oracle_attention(q, v, v), oracle_attention(q, v_other, v_other))
+
+
+def test_exercise_tied_scores_says_it_counts_positions_when_distinct_words_give_a_mistake():
+    """Counting the pairs of distinct words (self-pairs included) gives the 'left out the diagonal' number on the
+    running sentence (6 words, 7 positions: 6*7/2 = 7*6/2), so both editions must say that positions are counted,
+    and the mistake's feedback must name that reading too."""
+    values = published("queries_keys_values/exercises")
+    distinct = len({t.lower() for t in TOKENS})
+    by_words = distinct * (distinct + 1) // 2
+    assert by_words == values["tied_scores__left_out_diagonal"]  # the reading the question must rule out
+    en, zh = flat_page("queries-keys-values.md"), flat_page("queries-keys-values.md", "docs-zh")
+    en, zh = (
+        en.split("**Exercise 3.**")[1].split("**Exercise 4.**")[0],
+        zh.split("**练习 3**")[1].split("**练习 4**")[0],
+    )
+    assert "Count each position as its own row and column" in en and "at most" not in en
+    assert "If you counted the pairs of distinct words instead" in en
+    assert "每个位置各算一行一列" in zh and "最多" not in zh
+    assert "如果你数的是不同的词两两配对" in zh
+
+
+def test_exercise_new_w_v_asks_the_chinese_reader_for_the_english_word():
+    """The check compares option words (in any case), not their Chinese glosses: 输出 is judged wrong, so the
+    Chinese question must ask for the English word."""
+    from lib.exercises import check
+
+    answer, mistakes, _ = published_exercise("queries_keys_values/exercises", "new_w_v")
+    assert answer == "output" and check("Output", answer, mistakes) == ("right", None)
+    assert check("输出", answer, mistakes)[0] == "wrong"
+    zh = flat_page("queries-keys-values.md", "docs-zh").split("**练习 5**")[1].split("<div")[0]
+    assert "输入英文单词" in zh

@@ -14,7 +14,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from lib.running_example import D_MODEL, SENTENCE, build_vocab, embed, embedding_table, tokenize
-from support import INVENTORY, REPO, evidence_not_on_its_page, published, published_table
+from support import INVENTORY, REPO, evidence_not_on_its_page, published, published_exercise, published_table, text
 
 PAGE = re.sub(r"\s+", " ", (REPO / "docs" / "tokens-to-vectors.md").read_text(encoding="utf-8"))
 
@@ -175,3 +175,19 @@ def test_exercise_scaled_norm_of_cat_from_the_printed_row():
     printed = [round(c, 3) for c in embed(tokenize(SENTENCE))[RUNNING_WORDS.index("cat")]]
     by_hand = math.sqrt(sum(c * c for c in printed)) * math.sqrt(8)
     assert f"{by_hand:.2f}" == f"{values['cat_scaled_norm']:.2f}"
+
+
+def test_exercise_scaled_norm_of_cat_from_the_solutions_own_numbers():
+    """The solution's norm times its sqrt(d_model), as the page shows them, is judged right; a norm rounded to two
+    decimals first (3.17 x 2.828 = 8.965) is not, which is why the hint asks for four decimals."""
+    from lib.exercises import check
+
+    values = published("tokens_to_vectors/exercises")
+    answer, mistakes, decimals = published_exercise("tokens_to_vectors/exercises", "cat_scaled_norm")
+    by_hand = float(text("tokens_to_vectors/exercises", "cat_norm")) * float(
+        text("tokens_to_vectors/exercises", "sqrt_d_model")
+    )
+    assert check(by_hand, answer, mistakes, decimals) == ("right", None)
+    early = round(values["cat_norm"], 2) * math.sqrt(values["d_model"])
+    assert check(early, answer, mistakes, decimals)[0] == "wrong"
+    assert "four decimals" in PAGE
