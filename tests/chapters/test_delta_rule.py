@@ -265,5 +265,8 @@ def test_exercise_break_even_and_its_mistakes():
     assert values["per_token_more"] == per_token
     assert values["break_even"] == memory["qwen_state_numbers"] // per_token < memory["qwen_break_even"]
     assert values["break_even__keys_only"] == memory["qwen_state_numbers"] // (heads * width)
+    # its feedback says the keys-only count is also the configuration's own break-even (with its KV heads)
+    # (twice the KV heads, keys only: the same numbers per token as the configuration's keys and values)
+    assert heads == 2 * memory["qwen_kv_heads"] and values["break_even__keys_only"] == memory["qwen_break_even"]
     by_key_head = memory["qwen_state_numbers"] * memory["qwen_linear_k_heads"] // memory["qwen_linear_v_heads"]
     assert values["break_even__key_heads"] == by_key_head // per_token

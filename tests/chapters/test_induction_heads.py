@@ -492,6 +492,14 @@ def test_exercise_repeat_share_from_the_printed_marks():
     assert ex["repeat_share__copy_start_counted"] == pytest.approx((len(marked) + 1) / (len(letters) - 1), rel=1e-12)
 
 
+def test_exercise_repeat_share_copy_start_feedback_names_the_evaluation_share_it_coincides_with():
+    """The page's share over the evaluation sequences reads, at two decimals, as the copy-start mistake (its feedback
+    says so); the question asks about the example sequence alone, whose share differs."""
+    ex, task = published(EXERCISES), published("induction_heads/task")
+    assert round(task["repeat_share"], 2) == round(ex["repeat_share__copy_start_counted"], 2)
+    assert round(task["repeat_share"], 2) != round(ex["repeat_share"], 2)
+
+
 def test_exercise_one_layer_parameters_by_the_shapes():
     ex, task = published(EXERCISES), published("induction_heads/task")
     vocab, length, d = task["vocab_size"], task["seq_len"], task["d_model"]

@@ -436,3 +436,14 @@ def test_exercise_first_bias_step_in_closed_form():
     assert ex["first_bias_step__no_bias_correction"] == pytest.approx(uncorrected, rel=1e-4)  # eps: 3e-5 of sqrt(v)
     assert 3 < ex["first_bias_step__no_bias_correction"] / ex["first_bias_step"] < 3.5  # "about three times"
     assert ex["first_bias_step__sign_flipped"] == pytest.approx(lr * (1 - lr * decay), rel=1e-5)
+
+
+def test_exercise_first_bias_step_decaying_the_old_value_first_gives_the_decay_forgotten_result():
+    """The feedback says so: b_o starts at zero, so PyTorch's order (decay the old value, then step) decays nothing."""
+    ex, reference = published(EXERCISES), published("training/reference")
+    lr, decay = reference["lr"], reference["weight_decay"]
+    b_o = init_params(reference["vocab_size"], reference["d_model"], reference["d_model"], seed=0)["b_o"]
+    old_first = b_o * (1 - lr * decay) - lr  # Adam's first step moves by -lr (|g| >> eps, g > 0)
+    assert np.all(b_o == 0)
+    assert round(old_first[0], 4) == round(ex["first_bias_step__decay_forgotten"], 4)
+    assert round(old_first[0], 4) != round(ex["first_bias_step"], 4)
