@@ -52,27 +52,6 @@ def flat_page(name, folder="docs"):
     return " ".join((REPO / folder / name).read_text(encoding="utf-8").split())
 
 
-def values_read_as_list_markers(name, folder="docs"):
-    """Lines of a page that, its values filled in as the edition shows them, start with a whole number and "." or
-    ")": Python-Markdown makes a list item of such a line inside a list, and the notebooks' CommonMark does in any
-    paragraph when the number is 1, so the number is lost from the sentence. A value belongs at the end of a line."""
-    from scripts.pipeline.references import substitute_values
-
-    language = "zh" if folder == "docs-zh" else "en"
-
-    def shown(snippet, value, written):
-        entry = _published.values(snippet).get(value)
-        return written if entry is None else _published.shown_text(entry, language)
-
-    return [
-        f"{folder}/{name}:{number}: {filled.strip()}"
-        for number, line in enumerate((REPO / folder / name).read_text(encoding="utf-8").splitlines(), start=1)
-        if VALUE.match(line.lstrip())
-        for filled in [substitute_values(line, shown)]
-        if re.match(r"\s*\d+[.)](\s|$)", filled)
-    ]
-
-
 # ------------------------------------------------------------------ committed outputs, and snippets run in-process
 def published(snippet):
     """{name: value} of a snippet's committed values."""

@@ -89,7 +89,7 @@ def check(reply, answer, mistakes=None, decimals=0):
     """("right", None), ("mistake", its name) or ("wrong", None) for a reader's reply (text or a number) to an
     answer asked to ``decimals`` decimals (numbers only)."""
     kind = _kind(answer)
-    read = _read(reply, kind)
+    read = None if reply is None else _read(reply, kind)  # None: no reply yet (a notebook's cell as given)
     if read is None:
         return "wrong", None
     if _same(read, answer, kind, decimals):

@@ -398,13 +398,6 @@ def test_exercise_mean_term_of_the_row_of_cat_by_the_loop_oracle():
 
 
 @pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
-    from support import values_read_as_list_markers
-
-    assert not values_read_as_list_markers("backward.md", folder)
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
 def test_exercise_3_names_the_gradient_check_case_as_its_table_writes_it(folder):
     from scripts.exercises import exercises
     from support import REPO

@@ -236,10 +236,3 @@ def test_exercise_pad_key_weights_of_sentence_2(layer):
     assert all(s["weights"][1, head, i, j] == 0.0 for head, i, j in pad_keys)  # the solution's "exactly 0"
     assert EXERCISES["pad_key_weights__one_head"] == sum(1 for head, _, _ in pad_keys if head == 0)
     assert EXERCISES["pad_key_weights__real_queries_only"] == sum(1 for _, i, _ in pad_keys if i < n)
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
-    from support import values_read_as_list_markers
-
-    assert not values_read_as_list_markers("full-layer.md", folder)

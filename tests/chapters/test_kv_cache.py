@@ -229,10 +229,3 @@ def test_exercise_cache_of_a_batch():
     assert EXERCISES["batch_cache_mib__no_batch"] == layers * per_layer / mib
     assert EXERCISES["batch_cache_mib__keys_only"] == batch * layers * per_layer / 2 / mib
     assert EXERCISES["batch_cache_mib__float32"] == batch * layers * per_layer * 2 / mib
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
-    from support import values_read_as_list_markers
-
-    assert not values_read_as_list_markers("kv-cache.md", folder)

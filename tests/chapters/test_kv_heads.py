@@ -209,10 +209,3 @@ def test_exercise_deepseek_numbers_per_token():
     assert EXERCISES["deepseek_numbers_per_token__no_rotary_key"] == d_c * layers
     assert EXERCISES["deepseek_numbers_per_token__rotary_key_per_head"] == (d_c + heads * d_rope) * layers
     assert EXERCISES["deepseek_numbers_per_token__latent_twice"] == (2 * d_c + d_rope) * layers
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
-    from support import values_read_as_list_markers
-
-    assert not values_read_as_list_markers("kv-heads.md", folder)

@@ -278,10 +278,3 @@ def test_exercise_per_head_params_at_1024_and_16():
     assert EXERCISES["per_head_params"] == h * d_model * (d_model // h) == d_model * d_model
     assert EXERCISES["per_head_params__one_head"] == d_model * (d_model // h)
     assert EXERCISES["per_head_params__full_width_heads"] == h * d_model * d_model
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
-    from support import values_read_as_list_markers
-
-    assert not values_read_as_list_markers("multi-head.md", folder)

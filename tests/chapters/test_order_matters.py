@@ -226,13 +226,6 @@ def test_exercise_concat_params_counts_three_matrices_of_the_concatenation():
     assert EXERCISES["concat_params__wider_output"] == 3 * (2 * d) * (2 * d)
 
 
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
-    from support import values_read_as_list_markers
-
-    assert not values_read_as_list_markers("order-matters.md", folder)
-
-
 @pytest.mark.parametrize("folder, says", [("docs", "case matters"), ("docs-zh", "区分大小写")])
 def test_a_question_whose_answer_has_words_differing_only_in_case_says_case_matters(folder, says):
     from scripts.exercises import exercises

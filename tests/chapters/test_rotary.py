@@ -291,10 +291,3 @@ def test_exercise_half_partner_of_feature_3():
     assert EXERCISES["half_d"] == d // 2
     assert EXERCISES["half_partner"] == (feature + d // 2 if feature < d // 2 else feature - d // 2)
     assert EXERCISES["half_partner__interleaved"] == (feature + 1 if feature % 2 == 0 else feature - 1)
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
-    from support import values_read_as_list_markers
-
-    assert not values_read_as_list_markers("rotary.md", folder)

@@ -365,10 +365,3 @@ def test_exercise_alternating_fraction():
     assert EXERCISES["alternating_fraction"] == pair / full
     assert EXERCISES["alternating_fraction__every_layer_windowed"] == min(length, window) / length
     assert EXERCISES["alternating_fraction__inverted"] == full / pair
-
-
-@pytest.mark.parametrize("folder", ["docs", "docs-zh"])
-def test_no_value_starts_a_line_where_markdown_reads_a_list_item(folder):
-    from support import values_read_as_list_markers
-
-    assert not values_read_as_list_markers("sliding-window.md", folder)

@@ -54,6 +54,7 @@ def test_whole_numbers_shapes_and_words():
     assert check("causal", "causal")[0] == "right" and check("Causal", "causal")[0] == "right"  # an option: any case
     assert check(-1e4, "-1e4")[0] == "right" and check("-10000", "-1e4")[0] == "right"  # a number option: its value
     assert check("-1e9", "-1e4")[0] == "wrong" and check("causal padding", "causal")[0] == "wrong"
+    assert check(None, "none", {"causal": "causal"})[0] == "wrong"  # no reply yet, not the option "none"
 
 
 def test_places_are_the_decimals_of_the_published_text():
