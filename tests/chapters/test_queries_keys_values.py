@@ -367,9 +367,9 @@ def test_exercise_tied_scores_says_it_counts_positions_when_distinct_words_give_
         zh.split("**练习 3**")[1].split("**练习 4**")[0],
     )
     assert "Count each position as its own row and column" in en and "at most" not in en
-    assert "If you counted the pairs of distinct words instead" in en
+    assert "Counting the pairs of distinct words instead" in en
     assert "每个位置各算一行一列" in zh and "最多" not in zh
-    assert "如果你数的是不同的词两两配对" in zh
+    assert "在不同的词之间两两配对" in zh
 
 
 def test_exercise_new_w_v_asks_the_chinese_reader_for_the_english_word():
