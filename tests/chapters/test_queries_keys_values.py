@@ -271,7 +271,7 @@ def test_the_intuition_says_separate_matrices_win_about_as_often_as_chance_not_a
     intuition = flat_page("queries-keys-values.md").split("**The intuition.**")[1].split("##")[0]
     assert "no more often than chance" not in intuition and "with separate ones about as often as chance" in intuition
     assert "one matrix shared by queries and keys" in intuition and "random projections" in intuition
-    intuition_zh = flat_page("queries-keys-values.md", "docs-zh").split("**直觉。**")[1].split("##")[0]
+    intuition_zh = flat_page("queries-keys-values.md", "docs-zh").split("**直觉**。")[1].split("##")[0]
     assert "不超过随机水平" not in intuition_zh and "胜出的频率与随机水平相当" in intuition_zh
 
 
