@@ -9,9 +9,9 @@ import pytest
 
 from scripts.exercises import check_data, exercises, with_check_data
 from scripts.pipeline.project import Project
-from support import DOCS, DOCS_ZH, PROJECT
+from support import DOCS, DOCS_ZH, PROJECT, nonempty_glob
 
-PAGES = sorted(DOCS.glob("*.md"))
+PAGES = nonempty_glob(DOCS, "*.md")
 
 
 def blocks(folder, stem):

@@ -15,7 +15,7 @@ import pytest
 from lib.exercises import check, places
 from scripts.exercises import check_data, exercises
 from scripts.words import words
-from support import DOCS, DOCS_ZH, PROJECT, REPO, require_chromium
+from support import DOCS, DOCS_ZH, PROJECT, REPO, nonempty_glob, require_chromium
 
 pytestmark = pytest.mark.site
 require_chromium()
@@ -27,7 +27,7 @@ NOTEBOOKS = {"en": DOCS / "notebooks", "zh": DOCS_ZH / "notebooks"}
 def chapters_with_exercises(language):
     folder, _ = EDITIONS[language]
     found = {}
-    for page in sorted(folder.glob("*.md")):
+    for page in nonempty_glob(folder, "*.md"):
         blocks = exercises(page.read_text(encoding="utf-8"))
         if blocks:
             found[page.stem] = blocks
@@ -40,7 +40,12 @@ CASES = [
     for stem, blocks in chapters_with_exercises(language).items()
     for block in blocks
 ]
-PAGES = [(language, stem) for language in EDITIONS for stem in chapters_with_exercises(language)]
+PAGES = [  # chapters with a notebook (a page that includes no snippet has none: its exercises are on the page only)
+    (language, stem)
+    for language in EDITIONS
+    for stem in chapters_with_exercises(language)
+    if (NOTEBOOKS[language] / f"{stem}.ipynb").exists()
+]
 
 
 def as_typed(result, answer, text):
