@@ -107,8 +107,8 @@ class Adam:
     """Adam (Kingma and Ba, 2015) with decoupled weight decay (Loshchilov and Hutter, 2019).
 
     Each parameter moves by lr * m_hat / (sqrt(v_hat) + eps), where m_hat and v_hat are running
-    means of g and g^2; weight decay then shrinks every parameter, its new value, by the factor
-    (1 - lr * weight_decay). PyTorch's AdamW decays the old value, before the Adam step.
+    means of g and g^2; weight decay then multiplies each parameter's new value by (1 - lr * weight_decay).
+    PyTorch's AdamW decays the old value, before the Adam step.
     """
 
     def __init__(self, params, lr=1e-2, weight_decay=0.0, beta1=0.9, beta2=0.999, eps=1e-8):
