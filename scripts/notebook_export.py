@@ -6,7 +6,9 @@ of ``.ipynb`` files, with one exporter per set of options (mkdocs-jupyter makes,
 every page) and the attributes its exporter adds after re-parsing each page added to the rendered HTML directly.
 tests/build/test_notebook_export.py checks every page is the same document as the plugin's own export; a version
 guard stops the build on a mkdocs-jupyter other than the one this reproduces. Headings and their table-of-contents
-links get ids from all their letters (``heading_id``; the plugin kept ASCII only, so a Chinese heading's was "").
+links get ids from all their letters (``heading_id``; the plugin kept ASCII only, so a Chinese heading's was ""). The
+anchors a notebook's headings carry for JupyterLab (scripts/pipeline/notebook_anchors.py) are dropped before either
+export (``WithoutAnchors``): the page gives its headings those ids, once, and its table of contents shows no anchor.
 ``keep_cache_of_pages_not_rebuilt`` keeps the plugin's page cache through a dirty rebuild (``make serve``);
 ``write_scripts`` writes each notebook's ``.py`` twin into the built site.
 """
@@ -18,7 +20,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import markdown
-from markdown.extensions.toc import TocExtension, slugify_unicode
+from markdown.extensions.toc import TocExtension
 from mkdocs.exceptions import Abort
 from mkdocs_jupyter import convert, nbconvert2, plugin
 from mkdocs_jupyter.config import settings
@@ -28,8 +30,10 @@ from nbconvert.exporters.markdown import MarkdownExporter
 from nbconvert.exporters.templateexporter import TemplateExporter, default_filters
 from nbconvert.filters.strings import _convert_header_id
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+from nbconvert.preprocessors import Preprocessor
 
 from scripts.build_cache import cached
+from scripts.pipeline.notebook_anchors import heading_slug, without_anchors
 from scripts.pipeline.notebooks import notebook_script
 
 WRITTEN_FOR = "0.26."  # the mkdocs-jupyter versions whose nb2html and nb2md these reproduce
@@ -41,6 +45,15 @@ MISSING_ALT = "No description has been provided for this image"  # the text nbco
 # The words the template gives each code cell's copy button: its name, and the notice it shows once it has copied.
 COPY_BUTTON_NAME = re.compile(r'(<clipboard-copy [^>]*aria-label=")Copy to Clipboard(")')
 COPIED_NOTICE = re.compile(r'(<span class="notice" hidden>)Copied!(</span>)')
+
+
+class WithoutAnchors(Preprocessor):
+    """Markdown cells without the anchors their headings carry for JupyterLab (``without_anchors``)."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "markdown":
+            cell.source = without_anchors(cell.source)
+        return cell, resources
 
 
 class _HTMLExporter(HTMLExporter):
@@ -105,7 +118,7 @@ def _html_exporter(options):
         config=app.config,
         template_file=HTML_TEMPLATE,
         extra_template_paths=[settings.templates_dir],
-        preprocessors=[SubCell],
+        preprocessors=[SubCell, WithoutAnchors],
         theme=o["theme"],
         mathjax_url=o["custom_mathjax_url"],
         filters={"highlight_code": nbconvert2.mk_custom_highlight_code(extra_css_classes=o["highlight_extra_classes"])},
@@ -118,6 +131,7 @@ def _markdown_exporter():
         config=nbconvert2.get_nbconvert_app().config,
         template_file=MARKDOWN_TEMPLATE,
         extra_template_paths=[settings.templates_dir],
+        preprocessors=[WithoutAnchors],
     )
 
 
@@ -196,7 +210,7 @@ _original = {"nb2html": convert.nb2html, "nb2md": convert.nb2md}
 def heading_id(text, separator="-"):
     """The id of a notebook heading and the target of its table-of-contents link: the slug of all its letters
     (Chinese ones too), URL-quoted as nbconvert quotes the ids it gives."""
-    return _convert_header_id(slugify_unicode(text, separator))
+    return _convert_header_id(heading_slug(text, separator))
 
 
 def _chapter_heading_ids(metadata):
@@ -234,7 +248,7 @@ def use_shared_exporters():
         )
     convert.nb2html = _for_notebooks(notebook_html, _original["nb2html"])
     convert.nb2md = _for_notebooks(notebook_markdown, _original["nb2md"])
-    convert.slugify = lambda text: slugify_unicode(text, "-")  # its headings' ids: _convert_header_id(slugify(...))
+    convert.slugify = heading_slug  # its headings' ids: _convert_header_id(slugify(...))
     plugin._get_markdown_toc = _markdown_toc
 
 

@@ -11,6 +11,7 @@ snippets/lib/attention.py; tests compare the two. Committed outputs are read thr
 import contextlib
 import functools
 import io
+import json
 import math
 import os
 import re
@@ -53,6 +54,16 @@ def flat_page(name, folder="docs"):
 
 
 # ------------------------------------------------------------------ committed outputs, and snippets run in-process
+def in_page_links(notebook):
+    """The ids the in-page links ``](#id)`` of a committed notebook target, in order, repeats kept: in its Markdown
+    cells and in the Markdown its cells showed (an exercise's hint)."""
+    cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+    shown = [output.get("data", {}) for cell in cells for output in cell.get("outputs", [])]
+    texts = [cell["source"] for cell in cells if cell["cell_type"] == "markdown"]
+    texts += [data["text/markdown"] for data in shown if "text/markdown" in data]
+    return [target for text in texts for target in re.findall(r"\]\(#([^)\s]+)\)", "".join(text))]
+
+
 def published(snippet):
     """{name: value} of a snippet's committed values."""
     return {name: entry["value"] for name, entry in _published.values(snippet).items()}

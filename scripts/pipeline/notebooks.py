@@ -1,7 +1,8 @@
 """One notebook per chapter and edition, generated from the snippets the chapter includes and their committed outputs.
 
 docs/<chapter>.md gets docs/notebooks/<chapter>.ipynb, and docs-zh/<chapter>.md docs-zh/notebooks/<chapter>.ipynb:
-the same code cells, with the edition's prose as the Markdown cells between them (notebook_markdown.py). Each
+the same code cells, with the edition's prose as the Markdown cells between them (notebook_markdown.py), each heading
+an in-page link targets carrying that id as an anchor JupyterLab keeps (notebook_anchors.py). Each
 snippet's cell carries the outputs of the run that wrote docs/generated/ (what it printed, then its figures in
 the order drawn, the Chinese twins in the Chinese notebook), so the site renders notebooks without executing
 them. The first cells load the library modules from their text, so a downloaded notebook runs anywhere with NumPy
@@ -21,6 +22,7 @@ from mkdocs.utils.meta import get_data
 from ..exercises import CHECKER_MODULE, exercises, notebook_cells, without_exercises
 from ..words import words
 from .discover import BOOTSTRAP, BOOTSTRAP_IMPORTS, LIBRARY, dependencies, import_graph, module_path
+from .notebook_anchors import anchor_link_targets
 from .notebook_markdown import chapter_cells, chapter_title, heading_ids, introduction, rendered_prose
 from .published import figure_file, printed, run_record
 from .references import read_page, without_section_markers
@@ -169,6 +171,8 @@ def build_notebook(project, stem, markdown, graph, language="en"):
                 "display_data", data={"text/markdown": shown, "text/plain": "<IPython.core.display.Markdown object>"}
             )
             cells += [nbformat.v4.new_markdown_cell(question), nbformat.v4.new_code_cell(check, outputs=[verdict])]
+    ids = heading_ids(markdown)
+    anchor_link_targets(cells, ids, project.relative(notebook_folder(project, language) / f"{stem}.ipynb"))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # fixed ids: byte-identical notebooks
     notebook = nbformat.v4.new_notebook(cells=cells)
@@ -176,7 +180,7 @@ def build_notebook(project, stem, markdown, graph, language="en"):
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"},
     }
-    if ids := heading_ids(markdown):
+    if ids:
         notebook.metadata["heading_ids"] = ids
     return notebook
 

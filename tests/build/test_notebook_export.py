@@ -1,11 +1,14 @@
 """The shared notebook exporters (scripts/notebook_export.py) give mkdocs-jupyter's own pages: for every notebook
 of both editions, the same document as mkdocs-jupyter's nb2html (same elements, attributes and text), the same
 table-of-contents Markdown as its nb2md, except that a heading whose chapter names its id has that id (so a Chinese
-notebook's headings have its English twin's); headings in Chinese get ids their table-of-contents links point at; and
-the guard stops a build on another mkdocs-jupyter."""
+notebook's headings have its English twin's) and that no heading carries the anchor the notebook gives it for
+JupyterLab; every in-page link of a notebook lands on the one element of its page with that id, a heading, and no
+anchor shows in its table of contents; headings in Chinese get ids their table-of-contents links point at; and the
+guard stops a build on another mkdocs-jupyter."""
 
 import json
 import re
+from collections import Counter
 
 import pytest
 import yaml
@@ -14,7 +17,7 @@ from mkdocs.exceptions import Abort
 from mkdocs_jupyter import convert, plugin
 
 from scripts import notebook_export
-from support import REPO, nonempty_glob
+from support import REPO, in_page_links, nonempty_glob
 
 NOTEBOOKS = nonempty_glob(REPO / "docs" / "notebooks", "*.ipynb") + nonempty_glob(
     REPO / "docs-zh" / "notebooks", "*.ipynb"
@@ -61,9 +64,12 @@ def chapter_ids(notebook):
 
 
 def with_chapter_ids(page, ids):
-    """mkdocs-jupyter's page with each heading the chapter names an id for (found by its text) given that id."""
+    """mkdocs-jupyter's page with each heading the chapter names an id for (found by its text) given that id, and
+    without the anchors the notebook's headings carry for JupyterLab."""
     soup = BeautifulSoup(page, "html.parser")
     for heading in soup.select("h1, h2, h3, h4, h5, h6"):
+        for anchor in heading.select("a[id]"):
+            anchor.decompose()
         text = heading.get_text().removesuffix("¶").strip()
         given = next((i for written, i in ids.items() if written.replace("`", "") == text), None)
         if given:
@@ -82,13 +88,25 @@ def shared_exporters(monkeypatch):
     notebook_export.use_shared_exporters()
 
 
+def flat(tokens):
+    """A table of contents' entries, nested ones after their parent."""
+    return [entry for token in tokens for entry in (token, *flat(token["children"]))]
+
+
 @pytest.mark.site  # exports every notebook twice: left out of make test-fast
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.relative_to(REPO).as_posix() for n in NOTEBOOKS])
-def test_each_notebook_page_is_the_plugins_own_document_with_its_chapters_heading_ids(notebook, shared_exporters):
+def test_each_notebook_page_is_the_plugins_own_document_with_its_chapters_heading_ids_once(notebook, shared_exporters):
     options, ids = plugin_options(), chapter_ids(notebook)
     ours, theirs = notebook_export.notebook_html(notebook, **options), ORIGINAL_HTML(str(notebook), **options)
+    page = BeautifulSoup(ours, "html.parser")
+    page_ids = Counter(element["id"] for element in page.find_all(id=True))
+    assert [name for name, count in page_ids.items() if count > 1] == [], "ids given twice"
+    for target in set(in_page_links(notebook)):
+        assert page_ids[target] == 1 and page.find(id=target).name in ("h1", "h2", "h3", "h4", "h5", "h6"), target
+    contents = flat(notebook_export._markdown_toc(notebook_export.notebook_markdown(notebook), 6))
+    assert [entry["name"] for entry in contents if "<a" in entry["html"] or "<a" in entry["name"]] == []
     assert document(ours) == document(with_chapter_ids(theirs, ids))
-    theirs = ORIGINAL_MARKDOWN(str(notebook))
+    theirs = re.sub(r'^(#{1,6} )<a id="[^"]*"></a>', r"\1", ORIGINAL_MARKDOWN(str(notebook)), flags=re.MULTILINE)
     for written, given in ids.items():  # its Markdown has no inline code (its table of contents shows none)
         shown = re.escape(re.sub(r"`[^`]*`", "", written).strip())
         theirs = re.sub(rf"^(#{{1,6}} {shown})[ \t]*$", rf"\1 {{#{given}}}", theirs, flags=re.MULTILINE)
@@ -120,10 +138,6 @@ def test_chinese_headings_get_ids_their_table_of_contents_links(shared_exporters
     page = BeautifulSoup(notebook_export.notebook_html(chinese, **plugin_options()), "html.parser")
     ids = [h["id"] for h in page.select("h1, h2, h3")]
     tokens, title = plugin._get_nb_toc_tokens(chinese, 6)
-
-    def flat(tokens):
-        return [i for t in tokens for i in (t["id"], *flat(t["children"]))]
-
     assert title == "掩码" and len(ids) > 5 and "" not in ids and len(set(ids)) == len(ids)
-    assert flat(tokens) == ids
+    assert [entry["id"] for entry in flat(tokens)] == ids
     assert notebook_export.heading_id("What breaks the symmetry") == "what-breaks-the-symmetry"

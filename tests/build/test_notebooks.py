@@ -14,8 +14,10 @@ import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
 
+import markdown
 import nbformat
 import pytest
+from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
 from scripts.exercises import exercises, without_exercises
@@ -27,7 +29,7 @@ from scripts.pipeline.published import figure_file, shown_text, table_file, valu
 from scripts.pipeline.references import CODE, INCLUDE_MARK, VALUE, sections, snippet_of
 from scripts.pipeline.runner import ARITHMETIC_ENV
 from scripts.words import words
-from support import nonempty_glob
+from support import in_page_links, nonempty_glob
 
 PROJECT = Project()
 NOTEBOOKS = nonempty_glob(PROJECT.notebooks, "*.ipynb")
@@ -265,6 +267,34 @@ def test_code_shown_again_and_figure_captions_stay_in_the_prose(edition):
     assert shown > 20 and captions > 40
 
 
+def jupyterlab_heading_ids(cell):
+    """The ids JupyterLab gives in the headings of a Markdown cell: each heading's own (its text with spaces as -,
+    @jupyterlab/rendermime's createHeaderId) and the id of each element inside it (its sanitizer keeps it, as the
+    data-jupyter-id its handler of in-page links looks up)."""
+    soup = BeautifulSoup(markdown.markdown(cell), "html.parser")
+    found = set()
+    for heading in soup.select("h1, h2, h3, h4, h5, h6"):
+        found.add(heading.get_text().replace(" ", "-"))
+        found.update(element["id"] for element in heading.select("[id]"))
+    return found
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_every_in_page_link_of_a_notebook_lands_on_a_heading_in_jupyterlab(edition):
+    """JupyterLab gives a heading its text as id, not the chapter's (``{#silent-split}``, or the slug of its text):
+    each in-page link of a notebook, in its Markdown cells or in the Markdown an exercise's check showed, targets an
+    id JupyterLab gives in one of the notebook's headings (the anchor the build gives the heading)."""
+    links = 0
+    for notebook_path in nonempty_glob(notebook_folder(PROJECT, edition), "*.ipynb"):
+        cells = nbformat.read(notebook_path, as_version=4).cells
+        given = set().union(*(jupyterlab_heading_ids(c.source) for c in cells if c.cell_type == "markdown"))
+        targets = in_page_links(notebook_path)
+        missing = sorted(set(targets) - given)
+        assert not missing, f"{PROJECT.relative(notebook_path)}: no heading JupyterLab gives the ids {missing}"
+        links += len(targets)
+    assert links > 50
+
+
 WEB_PAGE_WORDING = re.compile(r"notebook below|下面的笔记本|`snippets/`")  # a notebook's reader is in the notebook
 
 
@@ -336,3 +366,10 @@ def test_chinese_notebooks_embed_the_chinese_figures_and_tables_where_the_snippe
     ]
     assert "<svg>温度</svg>" in figures
     assert any("| 温度 |\n| :--- |\n| 低 |" in cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+
+
+def test_a_link_to_no_heading_of_the_notebook_stops_the_build_naming_it(chapter_project):
+    chapter = chapter_project.root / "docs" / "softmax.md"
+    chapter.write_text(chapter.read_text(encoding="utf-8") + "\nSee [nowhere](#nowhere).\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"docs/notebooks/softmax\.ipynb: in-page links to \]\(#nowhere\) name no "):
+        write_notebooks(chapter_project)
