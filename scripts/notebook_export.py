@@ -9,8 +9,18 @@ guard stops the build on a mkdocs-jupyter other than the one this reproduces. He
 links get ids from all their letters (``heading_id``; the plugin kept ASCII only, so a Chinese heading's was ""). The
 anchors a notebook's headings carry for JupyterLab (scripts/pipeline/notebook_anchors.py) are dropped before either
 export (``WithoutAnchors``): the page gives its headings those ids, once, and its table of contents shows no anchor.
-``keep_cache_of_pages_not_rebuilt`` keeps the plugin's page cache through a dirty rebuild (``make serve``);
-``write_scripts`` writes each notebook's ``.py`` twin into the built site.
+``keep_cache_of_pages_not_rebuilt`` keeps the plugin's page cache through a dirty rebuild (``make serve``).
+
+The site serves each notebook for download (``notebooks/<stem>/<stem>.ipynb``, copied by mkdocs-jupyter's
+``include_source``) with a plain-script twin beside it (``<stem>.py``, ``write_scripts``, made from that copy). A
+notebook links the other pages of its edition relatively (``](../../masks/#id)``): right on its page on the site,
+but nowhere beside a downloaded file. ``absolute_links_in_downloads`` stops the build on such a link to a page the
+built site lacks, naming the notebook and the link, and, when the site has an address (``site_url``, the edition's:
+scripts/addresses.py), rewrites each one in the copy the site serves to that page's address, so a downloaded notebook
+and its script link the published pages from anywhere. Without an address the copies stay as committed, relative:
+the build cannot know where such a site is served (an offline folder, any path), and links relative to the notebook
+page still reach the pages of the site it came from. The committed notebooks (docs/notebooks/) are never changed, and
+the notebook pages keep their relative links, which work under any address.
 """
 
 import functools
@@ -18,6 +28,7 @@ import json
 import re
 from importlib.metadata import version
 from pathlib import Path
+from urllib.parse import urljoin, urlsplit
 
 import markdown
 from markdown.extensions.toc import TocExtension
@@ -45,6 +56,9 @@ MISSING_ALT = "No description has been provided for this image"  # the text nbco
 # The words the template gives each code cell's copy button: its name, and the notice it shows once it has copied.
 COPY_BUTTON_NAME = re.compile(r'(<clipboard-copy [^>]*aria-label=")Copy to Clipboard(")')
 COPIED_NOTICE = re.compile(r'(<span class="notice" hidden>)Copied!(</span>)')
+# A notebook's link to another page of its edition, relative to its page notebooks/<stem>/ (the Markdown
+# scripts/pipeline/notebook_markdown.py writes for a link to a chapter): its target.
+SITE_RELATIVE_LINK = re.compile(r"\]\((\.\./\.\./[^)\s]*)\)")
 
 
 class WithoutAnchors(Preprocessor):
@@ -258,11 +272,40 @@ def keep_cache_of_pages_not_rebuilt(plugin):
     plugin._used_cache_paths.update(Path(plugin.config["cache_dir"]).glob("*.json"))
 
 
-def write_scripts(docs_dir, site_dir):
-    """Beside each notebook of ``docs_dir`` the site serves, the same cells as a plain script
-    (``notebooks/<stem>/<stem>.py``: derived, never committed)."""
-    for notebook in sorted((Path(docs_dir) / "notebooks").glob("*.ipynb")):
-        script = Path(site_dir) / "notebooks" / notebook.stem / f"{notebook.stem}.py"
-        script.parent.mkdir(parents=True, exist_ok=True)
+def absolute_links_in_downloads(docs_dir, site_dir, site_url):
+    """Check each link to another page of its edition (``SITE_RELATIVE_LINK``) in a notebook the built site
+    (``site_dir``) serves for download, in a cell's source or in the Markdown a code cell showed (an exercise's
+    hint), and with an address (``site_url``, the edition's) rewrite it in that copy to the page's address. Stops the
+    build on a link to a page the site does not have, naming the notebook (of ``docs_dir``) and the link. The copy
+    is written as nbformat writes it (JSON, sorted keys, indent 1) with its texts rewritten line by line (a link has
+    no line break): only the links' targets change."""
+    for notebook in sorted(Path(site_dir).glob("notebooks/*/*.ipynb")):
+        page = f"notebooks/{notebook.parent.name}/"  # the notebook's page, relative to the edition's root
+
+        def absolute(match):
+            target = urlsplit(urljoin(f"/{page}", match.group(1))).path  # /masks/ for ../../masks/#id
+            if not (Path(site_dir) / target.lstrip("/") / ("index.html" if target.endswith("/") else "")).is_file():
+                raise Abort(
+                    f"{Path(docs_dir).name}/notebooks/{notebook.name}: the link ]({match.group(1)}) names no page "
+                    f"of the built site ({target})"
+                )
+            return f"]({urljoin(urljoin(site_url, page), match.group(1))})" if site_url else match.group(0)
+
+        served = json.loads(notebook.read_text(encoding="utf-8"))
+        cells = served["cells"]
+        shown = [output["data"] for cell in cells for output in cell.get("outputs", []) if "data" in output]
+        for texts, key in [(cell, "source") for cell in cells] + [(data, "text/markdown") for data in shown]:
+            if isinstance(text := texts.get(key), list):
+                texts[key] = [SITE_RELATIVE_LINK.sub(absolute, line) for line in text]
+            elif text is not None:
+                texts[key] = SITE_RELATIVE_LINK.sub(absolute, text)
+        if site_url:
+            notebook.write_text(json.dumps(served, sort_keys=True, indent=1, ensure_ascii=False) + "\n", "utf-8")
+
+
+def write_scripts(site_dir):
+    """Beside each notebook the built site serves (``notebooks/<stem>/<stem>.ipynb``), the same cells as a plain
+    script (``<stem>.py``: derived, never committed)."""
+    for notebook in sorted(Path(site_dir).glob("notebooks/*/*.ipynb")):
         text = cached("notebook-script", notebook.read_bytes(), functools.partial(notebook_script, notebook))
-        script.write_text(text, encoding="utf-8")
+        notebook.with_suffix(".py").write_text(text, encoding="utf-8")

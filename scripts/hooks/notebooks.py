@@ -1,6 +1,7 @@
 """MkDocs hooks for the notebook pages: exported by one shared exporter (scripts/notebook_export.py), their cells'
 copy buttons in the edition's language, kept out of search, their figures linked to the committed files with the
-chapter's alt text (scripts/notebook_figures.py), and a plain-script twin (.py) served beside each notebook."""
+chapter's alt text (scripts/notebook_figures.py); the notebooks served for download with their links to other pages
+checked, and absolute when the site has an address, and a plain-script twin (.py) served beside each."""
 
 import logging
 import sys
@@ -45,7 +46,8 @@ class Notebooks:
             return html
 
     def on_post_build(self, config):
-        notebook_export.write_scripts(config["docs_dir"], config["site_dir"])
+        notebook_export.absolute_links_in_downloads(config["docs_dir"], config["site_dir"], config.site_url)
+        notebook_export.write_scripts(config["site_dir"])
 
 
 hooks = Notebooks()
