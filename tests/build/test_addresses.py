@@ -1,24 +1,36 @@
 """Addresses (scripts/addresses.py): with SITE_URL, as `make deploy` builds a version, each edition's sitemap.xml
-lists every page of it under the version's address and every page has a canonical link and hreflang links to its
-twins; without it, a build makes no absolute address at all."""
+lists every page of it under the version's address, every page has a canonical link and hreflang links to its
+twins, and the notebooks it serves for download (.ipynb and .py) link the other pages by their addresses on the same
+edition (scripts/notebook_export.py); without it, a build makes no absolute address at all and serves the notebooks
+as committed."""
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import SimpleNamespace
 
+import nbformat
 import pytest
 from bs4 import BeautifulSoup
+from mkdocs.exceptions import Abort
 
-from scripts import addresses
-from support import IDENTITY, git, nonempty_glob
+from scripts import addresses, notebook_export
+from scripts.pipeline.notebooks import notebook_script
+from support import IDENTITY, REPO, git, nonempty_glob
 
 ROOTS_EN = [{"name": "English", "link": "./", "lang": "en"}, {"name": "中文", "link": "zh/", "lang": "zh"}]
 ROOTS_ZH = [{"name": "English", "link": "../", "lang": "en"}, {"name": "中文", "link": "./", "lang": "zh"}]
 SITE = "https://example.org/attention/"
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+EDITIONS = {"": "docs", "zh/": "docs-zh"}  # each edition's folder in the site: its pages' folder
+# Notebooks whose downloads a small site serves: links to other chapters in Markdown cells, in an exercise's code and
+# in the hint it showed (kv-heads), and in-page links (online-softmax).
+DOWNLOADED = ("kv-heads", "online-softmax")
+RELATIVE, IN_PAGE = re.compile(r"\]\((\.\./\.\./[^)\s]*)\)"), re.compile(r"\]\(#[^)\s]*\)")
 
 
 def test_a_page_names_itself_and_its_twin_by_address_with_english_as_the_default():
@@ -57,6 +69,79 @@ def test_the_chinese_edition_lives_at_the_english_address_zh_which_the_english_b
     assert offline.site_url is None
 
 
+def committed_notebook(edition_folder, stem):
+    return REPO / EDITIONS[edition_folder] / "notebooks" / f"{stem}.ipynb"
+
+
+def with_notebooks(repo):
+    """Give a small copy of the project the ``DOWNLOADED`` notebooks of both editions, and in each edition a page
+    for every chapter they link."""
+    for edition_folder, docs in EDITIONS.items():
+        for stem in DOWNLOADED:
+            notebook = committed_notebook(edition_folder, stem)
+            shutil.copy(notebook, repo / docs / "notebooks" / notebook.name)
+            for target in RELATIVE.findall(notebook.read_text(encoding="utf-8")):
+                chapter = target.removeprefix("../../").split("/")[0]
+                (repo / docs / f"{chapter}.md").write_text(f"# {chapter}\n", encoding="utf-8")
+
+
+def assert_downloads_link_by_address(site, base):
+    """Each notebook of DOWNLOADED the edition in folder ``site`` serves, and its .py twin, links every other chapter
+    by its address under the edition's (``base``), as often as the committed notebook links it relatively, each a
+    page the edition has; its in-page links are the committed ones and the notebook is valid."""
+    edition_folder = base.removeprefix(f"{SITE}dev/")
+    for stem in DOWNLOADED:
+        committed = committed_notebook(edition_folder, stem)
+        served = site / "notebooks" / stem / f"{stem}.ipynb"
+        nbformat.validate(nbformat.reads(served.read_text(encoding="utf-8"), as_version=4))
+        for download, original in ((served, committed.read_text(encoding="utf-8")), (served.with_suffix(".py"), None)):
+            text, original = download.read_text(encoding="utf-8"), original or notebook_script(committed)
+            assert "](../../" not in text, download
+            linked = re.findall(rf"\]\(({re.escape(SITE)}[^)\s]*)\)", text)
+            assert len(linked) == len(RELATIVE.findall(original)) > 0, download
+            assert IN_PAGE.findall(text) == IN_PAGE.findall(original), download
+            for link in linked:
+                page = link.removeprefix(base).split("#")[0]
+                assert link.startswith(base) and not page.startswith("zh/"), f"{download}: {link}"
+                assert (site / page / "index.html").is_file(), f"{download}: {link}"
+
+
+def test_a_downloaded_notebook_links_other_chapters_by_address_checked_against_the_site(tmp_path):
+    """absolute_links_in_downloads on a site folder: a chapter link of a Markdown cell, of a code cell and of the
+    hint it showed made absolute, an in-page link kept; without an address the copy is untouched; a link to a page
+    the site does not have stops the build, naming the notebook and the link."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("See [masks](../../masks/#causal) and [below](#below).\n\n## Below"),
+        nbformat.v4.new_code_cell(
+            "HINT = '[softmax](../../softmax/)'",
+            outputs=[nbformat.v4.new_output("display_data", data={"text/markdown": "[softmax](../../softmax/)"})],
+        ),
+    ]
+    served = tmp_path / "site" / "notebooks" / "demo" / "demo.ipynb"
+    served.parent.mkdir(parents=True)
+    served.write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
+    committed = served.read_bytes()
+    for page in ("masks", "softmax"):
+        (tmp_path / "site" / page).mkdir()
+        (tmp_path / "site" / page / "index.html").write_text("")
+    notebook_export.absolute_links_in_downloads(tmp_path / "docs-zh", tmp_path / "site", "")
+    assert served.read_bytes() == committed
+    notebook_export.absolute_links_in_downloads(tmp_path / "docs-zh", tmp_path / "site", f"{SITE}dev/zh/")
+    written = nbformat.reads(served.read_text(encoding="utf-8"), as_version=4)
+    nbformat.validate(written)
+    markdown, code = written.cells
+    assert markdown.source == f"See [masks]({SITE}dev/zh/masks/#causal) and [below](#below).\n\n## Below"
+    assert code.source == f"HINT = '[softmax]({SITE}dev/zh/softmax/)'"
+    assert code.outputs[0]["data"]["text/markdown"] == f"[softmax]({SITE}dev/zh/softmax/)"
+    assert {k: v for k, v in written.items() if k != "cells"} == {k: v for k, v in notebook.items() if k != "cells"}
+    served.write_bytes(committed)
+    shutil.rmtree(tmp_path / "site" / "softmax")
+    message = r"docs-zh/notebooks/demo.ipynb: the link \]\(\.\./\.\./softmax/\) names no page of the built site"
+    with pytest.raises(Abort, match=message):
+        notebook_export.absolute_links_in_downloads(tmp_path / "docs-zh", tmp_path / "site", f"{SITE}dev/zh/")
+
+
 def pages(edition):
     """The address of every page of an edition's folder, relative to it (the other edition's folder left out)."""
     found = set()
@@ -75,8 +160,10 @@ def head_addresses(page):
 
 @pytest.mark.site
 def test_a_deploy_with_site_url_lists_every_page_in_each_sitemap_and_links_each_to_its_twins(small_site, tmp_path):
-    """`make deploy SITE_URL=...` of a small copy of the project (both editions), version dev: what mike commits."""
+    """`make deploy SITE_URL=...` of a small copy of the project (both editions, with two chapters' notebooks),
+    version dev: what mike commits."""
     repo = small_site
+    with_notebooks(repo)
     env = {
         **os.environ,
         "NO_MKDOCS_2_WARNING": "1",
@@ -110,13 +197,20 @@ def test_a_deploy_with_site_url_lists_every_page_in_each_sitemap_and_links_each_
             )
             assert canonical == [base + page], page
             assert alternates == {**twin, "x-default": twin["en"]}, page
+        assert_downloads_link_by_address(edition, base)
 
 
 @pytest.mark.site
 def test_without_site_url_a_build_makes_no_absolute_address(built_site):
     """`make site` (no SITE_URL): no canonical or hreflang links and empty sitemaps; the pages link each other
-    relatively (the language switch included: tests/site/test_site.py)."""
-    for edition in (built_site, built_site / "zh"):
+    relatively (the language switch included: tests/site/test_site.py); the notebooks served for download are the
+    committed ones, byte for byte, and their .py twins those of the committed notebooks."""
+    for edition_folder, docs in EDITIONS.items():
+        edition = built_site / edition_folder
         assert not list(ET.parse(edition / "sitemap.xml").iter(f"{SITEMAP}url"))
         for page in sorted(pages(edition)):
             assert head_addresses(edition / page / "index.html") == ([], {}), page
+        for committed in nonempty_glob(REPO / docs / "notebooks", "*.ipynb"):
+            served = edition / "notebooks" / committed.stem / committed.name
+            assert served.read_bytes() == committed.read_bytes(), served
+            assert served.with_suffix(".py").read_text(encoding="utf-8") == notebook_script(committed), served
