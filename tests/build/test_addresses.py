@@ -106,6 +106,15 @@ def assert_downloads_link_by_address(site, base):
                 assert (site / page / "index.html").is_file(), f"{download}: {link}"
 
 
+def assert_downloads_as_committed(site, edition_folder):
+    """Each notebook the edition in folder ``site`` serves is the committed one, byte for byte, and its .py twin
+    the committed notebook's."""
+    for served in nonempty_glob(site, "notebooks/*/*.ipynb"):
+        committed = committed_notebook(edition_folder, served.stem)
+        assert served.read_bytes() == committed.read_bytes(), served
+        assert served.with_suffix(".py").read_text(encoding="utf-8") == notebook_script(committed), served
+
+
 def test_a_downloaded_notebook_links_other_chapters_by_address_checked_against_the_site(tmp_path):
     """absolute_links_in_downloads on a site folder: a chapter link of a Markdown cell, of a code cell and of the
     hint it showed made absolute, an in-page link kept; without an address the copy is untouched; a link to a page
@@ -205,12 +214,9 @@ def test_without_site_url_a_build_makes_no_absolute_address(built_site):
     """`make site` (no SITE_URL): no canonical or hreflang links and empty sitemaps; the pages link each other
     relatively (the language switch included: tests/site/test_site.py); the notebooks served for download are the
     committed ones, byte for byte, and their .py twins those of the committed notebooks."""
-    for edition_folder, docs in EDITIONS.items():
+    for edition_folder in EDITIONS:
         edition = built_site / edition_folder
         assert not list(ET.parse(edition / "sitemap.xml").iter(f"{SITEMAP}url"))
         for page in sorted(pages(edition)):
             assert head_addresses(edition / page / "index.html") == ([], {}), page
-        for committed in nonempty_glob(REPO / docs / "notebooks", "*.ipynb"):
-            served = edition / "notebooks" / committed.stem / committed.name
-            assert served.read_bytes() == committed.read_bytes(), served
-            assert served.with_suffix(".py").read_text(encoding="utf-8") == notebook_script(committed), served
+        assert_downloads_as_committed(edition, edition_folder)
