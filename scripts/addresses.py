@@ -4,7 +4,8 @@ other language, so a search engine sees /x/ and /zh/x/ as one page in two langua
 ``site_url`` comes from ``SITE_URL`` (mkdocs.yml; `make deploy` and the publish workflow set it, mike appends the
 version). The English edition lives at that address, the Chinese one at its ``zh/``. With an address every page
 gets a canonical link (from MkDocs) and, from ``head_links``, one <link rel="alternate" hreflang> per language
-plus ``x-default`` (the English page). Without one the build writes no absolute address at all (no canonical or
+plus ``x-default`` (the English page), and the notebooks the site serves for download link the other pages by these
+addresses (scripts/notebook_export.py). Without one the build writes no absolute address at all (no canonical or
 hreflang link, an empty sitemap.xml): links stay relative, so the site works offline and from any folder.
 """
 

@@ -1,5 +1,5 @@
-"""Notebook pages exported by one shared nbconvert exporter of each kind, not one per notebook, and the plain-script
-twin served beside each notebook.
+"""Notebook pages exported by one shared nbconvert exporter of each kind, not one per notebook, and the notebooks and
+plain-script twins served for download.
 
 ``use_shared_exporters`` points mkdocs-jupyter at ``notebook_html`` and ``notebook_markdown``: its own conversions
 of ``.ipynb`` files, with one exporter per set of options (mkdocs-jupyter makes, and Jinja compiles, new ones for
@@ -16,11 +16,11 @@ The site serves each notebook for download (``notebooks/<stem>/<stem>.ipynb``, c
 notebook links the other pages of its edition relatively (``](../../masks/#id)``): right on its page on the site,
 but nowhere beside a downloaded file. ``absolute_links_in_downloads`` stops the build on such a link to a page the
 built site lacks, naming the notebook and the link, and, when the site has an address (``site_url``, the edition's:
-scripts/addresses.py), rewrites each one in the copy the site serves to that page's address, so a downloaded notebook
-and its script link the published pages from anywhere. Without an address the copies stay as committed, relative:
-the build cannot know where such a site is served (an offline folder, any path), and links relative to the notebook
-page still reach the pages of the site it came from. The committed notebooks (docs/notebooks/) are never changed, and
-the notebook pages keep their relative links, which work under any address.
+scripts/addresses.py; ``mkdocs serve`` gives its own), rewrites each one in the copy the site serves to that page's
+address, so a downloaded notebook and its script link the published pages from anywhere. Without an address the
+copies stay as committed, relative: the build does not know where such a site will be read (an offline folder, a
+preview, any path), so it has no address to write, and the relative links still work on the site's notebook pages.
+The committed notebooks (docs/notebooks/) are never changed, and the notebook pages keep their relative links.
 """
 
 import functools
