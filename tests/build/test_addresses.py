@@ -168,7 +168,7 @@ def head_addresses(page):
 
 
 @pytest.mark.site
-def test_a_deploy_with_site_url_lists_every_page_in_each_sitemap_and_links_each_to_its_twins(small_site, tmp_path):
+def test_a_deploy_with_site_url_lists_every_page_links_its_twins_and_addresses_downloads(small_site, tmp_path):
     """`make deploy SITE_URL=...` of a small copy of the project (both editions, with two chapters' notebooks),
     version dev: what mike commits."""
     repo = small_site
